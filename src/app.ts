@@ -1,0 +1,111 @@
+import { randomUUID } from 'node:crypto'
+import Fastify, { type FastifyInstance } from 'fastify'
+import cookie from '@fastify/cookie'
+import { Redis } from 'ioredis'
+import type { Config } from './config.js'
+import { createDb, type Db, type DbHandle } from './db/client.js'
+import { runMigrations } from './db/migrate.js'
+import { deriveKeys, resolveSecret, type Keys } from './lib/crypto.js'
+import { errorHandler, notFoundHandler } from './http/errors.js'
+import { validatorCompiler } from './http/zod.js'
+import { BODY_LIMIT, registerBodyParsers } from './http/body.js'
+import { authenticate } from './http/auth.js'
+import { registerRateLimit } from './http/rate-limit.js'
+import { seedPlans } from './resources/admin/plans.js'
+import { bootstrapAdmin } from './resources/admin/bootstrap.js'
+import health from './health.js'
+import account from './resources/account/index.js'
+import admin from './resources/admin/index.js'
+import domains from './resources/domains/index.js'
+import campaigns from './resources/campaigns/index.js'
+import channels from './resources/channels/index.js'
+import links from './resources/links/index.js'
+import pixels from './resources/pixels/index.js'
+import qr from './resources/qr/index.js'
+import pages from './resources/pages/index.js'
+import v1Links from './resources/v1-links/index.js'
+import dashboard from './dashboard/index.js'
+import redirect from './redirect/index.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    config: Config
+    db: Db
+    dbHandle: DbHandle
+    keys: Keys
+    /** shared Redis connection when REDIS_URL is set */
+    redis: Redis | null
+  }
+}
+
+export interface Deps {
+  /** an already-open database (tests); otherwise one is opened from config */
+  db: DbHandle
+}
+
+export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: {
+      level: config.logLevel,
+      redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
+    },
+    trustProxy: config.trustProxy,
+    bodyLimit: BODY_LIMIT,
+    connectionTimeout: 120_000,
+    requestTimeout: 60_000,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id']
+      return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID()
+    },
+    routerOptions: { maxParamLength: 2048 },
+  })
+
+  const handle = deps.db ?? (await createDb(config.db))
+  await runMigrations(handle)
+  await seedPlans(handle.db)
+
+  app.decorate('config', config)
+  app.decorate('db', handle.db)
+  app.decorate('dbHandle', handle)
+  app.decorate('keys', deriveKeys(resolveSecret(config.secretKey, config.dataDir)))
+  app.decorate('redis', config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, lazyConnect: false }) : null)
+  app.redis?.on('error', (err) => app.log.warn({ err: err.message }, 'redis error'))
+
+  // Close order matters: stop serving, then (hooks added later run first) drain, then the DB.
+  app.addHook('onClose', async () => {
+    app.redis?.disconnect()
+    if (!deps.db) await handle.close()
+  })
+  app.addHook('onSend', async (req, reply, payload) => {
+    reply.header('x-request-id', req.id)
+    return payload
+  })
+
+  app.setValidatorCompiler(validatorCompiler)
+  app.setErrorHandler(errorHandler)
+  app.setNotFoundHandler(notFoundHandler)
+  registerBodyParsers(app)
+  await app.register(cookie)
+
+  // Everything behind an API key: authenticate first, then each interface's own rate budget.
+  await app.register(async (api) => {
+    api.addHook('onRequest', authenticate)
+    await api.register(async (management) => {
+      await registerRateLimit(management, { max: config.rateLimit.max, name: 'api' })
+      for (const plugin of [account, admin, domains, campaigns, channels, links, pixels, qr, pages]) {
+        await management.register(plugin)
+      }
+    })
+    await api.register(async (v1) => {
+      await registerRateLimit(v1, { max: config.rateLimit.v1Max, name: 'v1' })
+      await v1.register(v1Links)
+    })
+  })
+
+  await app.register(health)
+  await app.register(dashboard)
+  await app.register(redirect) // last: it owns /:alias and friends
+
+  await bootstrapAdmin(app)
+  return app
+}

@@ -1,0 +1,68 @@
+import { mkdirSync } from 'node:fs'
+import { drizzle as drizzlePg, type NodePgDatabase } from 'drizzle-orm/node-postgres'
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
+import { PGlite } from '@electric-sql/pglite'
+import pg from 'pg'
+import * as schema from './schema/index.js'
+
+export type Schema = typeof schema
+/** Both drivers expose the same query builder; typed once so every repo takes one `Db`. */
+export type Db = NodePgDatabase<Schema>
+export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
+
+export interface DbHandle {
+  db: Db
+  kind: 'pg' | 'pglite'
+  /** true once the database has answered a trivial query (for /readyz) */
+  ping(): Promise<boolean>
+  close(): Promise<void>
+}
+
+export type DbConfig = { kind: 'pg'; url: string } | { kind: 'pglite'; dir?: string }
+
+export async function createDb(config: DbConfig): Promise<DbHandle> {
+  if (config.kind === 'pg') {
+    const pool = new pg.Pool({ connectionString: config.url, max: 10, connectionTimeoutMillis: 5_000 })
+    // an idle client losing its server must not crash the process; queries report their own errors
+    pool.on('error', () => {})
+    const db = drizzlePg(pool, { schema, casing: 'snake_case' })
+    return {
+      db,
+      kind: 'pg',
+      ping: async () => {
+        try {
+          await pool.query('select 1')
+          return true
+        } catch {
+          return false
+        }
+      },
+      close: async () => {
+        await pool.end()
+      },
+    }
+  }
+  if (config.dir) mkdirSync(config.dir, { recursive: true })
+  const client = new PGlite(config.dir)
+  await client.waitReady
+  const db = drizzlePglite(client, { schema, casing: 'snake_case' }) as unknown as Db
+  let closed = false
+  return {
+    db,
+    kind: 'pglite',
+    ping: async () => {
+      if (closed) return false
+      try {
+        await client.query('select 1')
+        return true
+      } catch {
+        return false
+      }
+    },
+    close: async () => {
+      if (closed) return
+      closed = true
+      await client.close()
+    },
+  }
+}

@@ -1,0 +1,76 @@
+import { bigserial, boolean, date, index, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core'
+import { createdAt } from './columns.js'
+import { links } from './links.js'
+import { qrCodes } from './qr.js'
+
+/**
+ * One row per visit (human or bot) of a link or scan of a QR code. Raw IPs are never stored:
+ * visitorHash = HMAC(secret, day + IP + user agent).
+ */
+export const clicks = pgTable(
+  'clicks',
+  {
+    id: bigserial({ mode: 'number' }).primaryKey(),
+    linkId: integer().references(() => links.id, { onDelete: 'cascade' }),
+    qrId: integer().references(() => qrCodes.id, { onDelete: 'cascade' }),
+    /** link | rotator | qr */
+    source: text().notNull().default('link'),
+    createdAt: createdAt(),
+    country: text(),
+    referrer: text(),
+    browser: text(),
+    os: text(),
+    device: text(),
+    language: text(),
+    bot: boolean().notNull().default(false),
+    visitorHash: text().notNull(),
+  },
+  (t) => [
+    index('clicks_link_created_idx').on(t.linkId, t.createdAt),
+    index('clicks_qr_created_idx').on(t.qrId, t.createdAt),
+    index('clicks_created_idx').on(t.createdAt),
+  ],
+)
+
+/**
+ * Daily pre-aggregates that statistics read, so a link with millions of clicks answers from a few
+ * hundred rows. `subject` is 'l<linkId>' or 'q<qrId>'; dimension is total | unique | bot | country |
+ * referrer | browser | os | social. Totals are kept when detail is purged.
+ */
+export const clickRollups = pgTable(
+  'click_rollups',
+  {
+    subject: text().notNull(),
+    linkId: integer().references(() => links.id, { onDelete: 'cascade' }),
+    qrId: integer().references(() => qrCodes.id, { onDelete: 'cascade' }),
+    day: date({ mode: 'string' }).notNull(),
+    dimension: text().notNull(),
+    label: text().notNull(),
+    count: integer().notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.subject, t.day, t.dimension, t.label] })],
+)
+
+/** Visitors seen per subject and day, so unique counts are exact without scanning clicks. */
+export const clickVisitors = pgTable(
+  'click_visitors',
+  {
+    subject: text().notNull(),
+    linkId: integer().references(() => links.id, { onDelete: 'cascade' }),
+    qrId: integer().references(() => qrCodes.id, { onDelete: 'cascade' }),
+    day: date({ mode: 'string' }).notNull(),
+    visitorHash: text().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.subject, t.day, t.visitorHash] }), index('click_visitors_day_idx').on(t.day)],
+)
+
+/** Detailed clicks recorded per user and calendar month, for the plan's `clicks` quota. */
+export const clickQuota = pgTable(
+  'click_quota',
+  {
+    userId: integer().notNull(),
+    month: text().notNull(),
+    count: integer().notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.month] })],
+)

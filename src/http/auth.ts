@@ -1,0 +1,73 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { and, count, eq, type SQL } from 'drizzle-orm'
+import type { PgTable } from 'drizzle-orm/pg-core'
+import type { Db, Tx } from '../db/client.js'
+import type { CountedFeature, Feature } from '../db/schema/index.js'
+import { currentPlan, findByApiKey, type User } from '../resources/admin/users.js'
+import type { Plan } from '../resources/admin/plans.js'
+import { forbidden, unauthorized } from './errors.js'
+
+export interface AuthUser extends User {
+  plan: Plan
+  keyId: number
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    user: AuthUser
+  }
+}
+
+const KEY_SHAPE = /^[A-Za-z0-9_-]{16,128}$/
+
+/** `Bearer <key>`, `Token <key>` or a bare key (DECISIONS §2, §3); the scheme is case-insensitive. */
+export function keyFromHeader(header: unknown): string | null {
+  if (typeof header !== 'string') return null
+  const value = header.trim()
+  const m = /^(?:(bearer|token)\s+)?(\S+)$/i.exec(value)
+  if (!m) return null
+  return KEY_SHAPE.test(m[2]) ? m[2] : null
+}
+
+/** onRequest hook of every key-authenticated route: resolves the key to req.user or answers 401/403. */
+export async function authenticate(req: FastifyRequest, _reply: FastifyReply) {
+  const key = keyFromHeader(req.headers.authorization)
+  if (!key) throw unauthorized()
+  const app = req.server
+  const found = await findByApiKey(app.db, app.keys, key)
+  if (!found) throw unauthorized('That API key is not valid.')
+  if (found.revoked) throw unauthorized('That API key has expired: use the current key of the account.')
+  const { user, plan } = await currentPlan(app.db, found.user, found.plan)
+  req.user = { ...user, plan, keyId: found.keyId }
+  if (!user.admin && plan.features.api?.enabled !== '1') {
+    throw forbidden('Your plan does not include the "api" feature: API access is switched off.')
+  }
+}
+
+export async function requireAdmin(req: FastifyRequest) {
+  if (!req.user?.admin) throw forbidden('This endpoint needs an account with admin privileges.')
+}
+
+/** 403 naming the feature when the caller's plan has it switched off; admins are never limited. */
+export function requireFeature(user: AuthUser, feature: Feature) {
+  if (user.admin) return
+  if (user.plan.features[feature]?.enabled !== '1') {
+    throw forbidden(`Your plan does not include the "${feature}" feature.`)
+  }
+}
+
+/**
+ * For counted features (the 6th pixel on Free): 403 once the caller already owns `count` of them.
+ * A count of "0" means unlimited.
+ */
+export async function requireCount(db: Db | Tx, user: AuthUser, feature: CountedFeature, table: PgTable & { userId: any }, where?: SQL) {
+  requireFeature(user, feature)
+  if (user.admin) return
+  const limit = Number(user.plan.features[feature]?.count ?? '0')
+  if (!limit) return
+  const [{ n }] = await db
+    .select({ n: count() })
+    .from(table)
+    .where(where ? and(eq(table.userId, user.id), where) : eq(table.userId, user.id))
+  if (n >= limit) throw forbidden(`Your plan allows ${limit} of the "${feature}" feature; delete one or upgrade.`)
+}

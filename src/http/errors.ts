@@ -1,0 +1,85 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import { z } from 'zod'
+import { notFoundPage } from '../lib/html.js'
+
+/**
+ * The one error type. Handlers throw it; errorHandler turns it into `{error: 1, message}`.
+ * `fields` names the offending fields (v1 answers them as `errors`).
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly fields?: Record<string, string[]>,
+  ) {
+    super(message)
+  }
+}
+
+export const badRequest = (message: string, field?: string) =>
+  new ApiError(400, message, field ? { [field]: [message] } : undefined)
+export const unauthorized = (message = 'A valid API key is required: send Authorization: Bearer <key>.') =>
+  new ApiError(401, message)
+export const forbidden = (message: string) => new ApiError(403, message)
+export const notFound = (message = 'Not found.') => new ApiError(404, message)
+export const conflict = (message: string, field?: string) =>
+  new ApiError(409, message, field ? { [field]: [message] } : undefined)
+export const gone = (message: string) => new ApiError(410, message)
+export const tooManyRequests = (message: string) => new ApiError(429, message)
+
+/** "url: Invalid URL" – the field path first, so the caller knows what to fix. */
+export function zodToApiError(err: z.ZodError, status = 400): ApiError {
+  const fields: Record<string, string[]> = {}
+  for (const issue of err.issues) {
+    const key = issue.path.length ? issue.path.map(String).join('.') : '_'
+    ;(fields[key] ??= []).push(issue.message)
+  }
+  const first = err.issues[0]
+  const where = first?.path.length ? `${first.path.map(String).join('.')}: ` : ''
+  return new ApiError(status, `${where}${first?.message ?? 'Invalid input.'}`, fields)
+}
+
+/** Postgres unique violation (both drivers carry SQLSTATE in `code`, sometimes on `cause`). */
+export function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: string; cause?: { code?: string } }
+  return e?.code === '23505' || e?.cause?.code === '23505'
+}
+
+const FASTIFY_MESSAGES: Record<string, string> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'Request body is too large: the limit is 1 MiB.',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'Unsupported Content-Type: send application/json (or form-encoded on /api/v1).',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'Request body is empty.',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'Content-Length does not match the body.',
+  FST_ERR_CTP_EMPTY_TYPE: 'Content-Type header is empty.',
+  FST_ERR_CTP_INVALID_TYPE: 'Content-Type header is invalid.',
+}
+
+/** Maps any error to [status, ApiError]; unknown errors become a logged 500. */
+export function toApiError(err: unknown, req: FastifyRequest): ApiError {
+  if (err instanceof ApiError) return err
+  if (err instanceof z.ZodError) return zodToApiError(err)
+  const e = err as FastifyError & { status?: number }
+  const status = e?.statusCode ?? e?.status
+  if (status && status >= 400 && status < 500) {
+    if (e.code && FASTIFY_MESSAGES[e.code]) return new ApiError(status, FASTIFY_MESSAGES[e.code])
+    if (err instanceof SyntaxError || e.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
+      return new ApiError(400, 'Request body is not valid JSON.')
+    }
+    return new ApiError(status, typeof e.message === 'string' && e.message ? e.message : 'Bad request.')
+  }
+  req.log.error({ err }, 'unhandled error')
+  return new ApiError(500, 'Internal error')
+}
+
+export function errorHandler(err: unknown, req: FastifyRequest, reply: FastifyReply) {
+  const apiError = toApiError(err, req)
+  return reply.code(apiError.status).send({ error: 1, message: apiError.message })
+}
+
+/** JSON 404 on the interfaces, an HTML page elsewhere (a browser followed a dead link). */
+export function notFoundHandler(req: FastifyRequest, reply: FastifyReply) {
+  if (req.url.startsWith('/api/') || req.url === '/api' || req.url.startsWith('/links/')) {
+    return reply.code(404).send({ error: 1, message: `No route ${req.method} ${req.url.split('?')[0]}.` })
+  }
+  return notFoundPage(reply)
+}

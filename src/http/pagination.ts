@@ -1,0 +1,39 @@
+import { z } from 'zod'
+
+const MAX_LIMIT = 1000
+
+/** `limit` (default 15, larger than 1000 clamped) and `page` (default 1) of every list (DECISIONS §2). */
+export const pageQuery = z.object({
+  limit: z.coerce
+    .number({ message: 'limit must be a whole number.' })
+    .int('limit must be a whole number.')
+    .min(1, 'limit must be at least 1.')
+    .max(Number.MAX_SAFE_INTEGER, 'limit is too large.')
+    .default(15)
+    .transform((n) => Math.min(n, MAX_LIMIT)),
+  page: z.coerce
+    .number({ message: 'page must be a whole number.' })
+    .int('page must be a whole number.')
+    .min(1, 'page must be at least 1.')
+    .max(1_000_000_000, 'page is too large.')
+    .default(1),
+})
+export type PageQuery = z.output<typeof pageQuery>
+
+export const offsetOf = (q: PageQuery) => (q.page - 1) * q.limit
+
+export function pageData(total: number, q: PageQuery) {
+  const maxpage = Math.max(1, Math.ceil(total / q.limit))
+  return {
+    result: total,
+    perpage: q.limit,
+    currentpage: q.page,
+    nextpage: q.page < maxpage ? q.page + 1 : maxpage,
+    maxpage,
+  }
+}
+
+/** The paginated envelope of every management list; lists carry the string "0" (SPEC.md). */
+export function listResponse<K extends string, T>(key: K, items: T[], total: number, q: PageQuery) {
+  return { error: '0' as const, data: { ...pageData(total, q), [key]: items } as ReturnType<typeof pageData> & Record<K, T[]> }
+}

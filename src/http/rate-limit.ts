@@ -1,0 +1,30 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import rateLimit from '@fastify/rate-limit'
+import { ApiError } from './errors.js'
+
+/**
+ * Per-key rate limit for one interface (management or v1), each with its own budget. It runs after
+ * `authenticate` (a scope hook, so it comes first), which is what lets it key on the API key rather
+ * than the IP; unauthenticated requests never reach it. With REDIS_URL the counters live in Redis,
+ * so every instance behind the load balancer spends one budget.
+ */
+export async function registerRateLimit(scope: FastifyInstance, opts: { max: number; name: string }) {
+  await scope.register(rateLimit, {
+    global: true,
+    hook: 'onRequest',
+    max: opts.max,
+    timeWindow: scope.config.rateLimit.windowSeconds * 1000,
+    nameSpace: `kurz-rl-${opts.name}-`,
+    redis: scope.redis ?? undefined,
+    skipOnError: true,
+    keyGenerator: (req: FastifyRequest) => (req.user ? `k${req.user.keyId}` : `ip${req.ip}`),
+    errorResponseBuilder: (_req, ctx) =>
+      new ApiError(429, `Rate limit exceeded: at most ${ctx.max} requests per ${ctx.after}. Retry in ${Math.ceil(ctx.ttl / 1000)} seconds.`),
+  })
+  // The plugin sends seconds-until-reset; DECISIONS §2 wants the reset moment as Unix seconds.
+  scope.addHook('onSend', async (_req: FastifyRequest, reply: FastifyReply, payload) => {
+    const reset = reply.getHeader('x-ratelimit-reset')
+    if (reset !== undefined) reply.header('x-ratelimit-reset', Math.ceil(Date.now() / 1000) + Number(reset))
+    return payload
+  })
+}

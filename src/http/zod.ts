@@ -1,0 +1,23 @@
+import type { FastifySchemaCompiler, FastifyTypeProvider } from 'fastify'
+import type { z } from 'zod'
+import { ApiError, zodToApiError } from './errors.js'
+
+/**
+ * Zod schemas as Fastify route schemas. A failing body or query becomes an ApiError naming the
+ * field; a failing path parameter names no object, so it is a 404 (DECISIONS §2).
+ */
+export const validatorCompiler: FastifySchemaCompiler<z.ZodType> =
+  ({ schema, httpPart }) =>
+  (data) => {
+    // A JSON content type with an empty body (real clients send it on DELETE and assign) is {}.
+    const input = httpPart === 'body' && (data === undefined || data === null) ? {} : data
+    const result = schema.safeParse(input)
+    if (result.success) return { value: result.data }
+    if (httpPart === 'params') return { error: new ApiError(404, 'Not found: no object has that id.') }
+    return { error: zodToApiError(result.error) }
+  }
+
+export interface ZodTypeProvider extends FastifyTypeProvider {
+  validator: this['schema'] extends z.ZodType ? z.output<this['schema']> : unknown
+  serializer: this['schema'] extends z.ZodType ? z.input<this['schema']> : unknown
+}
