@@ -26,6 +26,8 @@ import pages from './resources/pages/index.js'
 import v1Links from './resources/v1-links/index.js'
 import dashboard from './dashboard/index.js'
 import redirect from './redirect/index.js'
+import campaignPages from './resources/campaigns/public.js'
+import overlayResponses from './resources/pages/public.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -41,6 +43,8 @@ declare module 'fastify' {
 export interface Deps {
   /** an already-open database (tests); otherwise one is opened from config */
   db: DbHandle
+  /** where pino writes the logs (tests capture them); stdout otherwise */
+  logStream: NodeJS.WritableStream
 }
 
 export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promise<FastifyInstance> {
@@ -48,6 +52,7 @@ export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promis
     logger: {
       level: config.logLevel,
       redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
+      ...(deps.logStream ? { stream: deps.logStream } : {}),
     },
     trustProxy: config.trustProxy,
     bodyLimit: BODY_LIMIT,
@@ -104,6 +109,8 @@ export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promis
 
   await app.register(health)
   await app.register(dashboard)
+  await app.register(campaignPages)
+  await app.register(overlayResponses)
   await app.register(redirect) // last: it owns /:alias and friends
 
   await bootstrapAdmin(app)

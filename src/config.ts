@@ -1,42 +1,66 @@
 import { z } from 'zod'
 
-const boolEnv = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
-  .transform((v) => v === 'true' || v === '1' || v === 'yes')
-
 const optionalString = z
   .string()
   .optional()
-  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v))
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()))
+
+/**
+ * TRUST_PROXY: true/false, or what Fastify's `trustProxy` also takes: a comma-separated list of
+ * proxy addresses/CIDRs ("10.0.0.0/8,127.0.0.1") trusted to set X-Forwarded-For.
+ */
+const trustProxyEnv = z
+  .string()
+  .trim()
+  .transform((v, ctx): boolean | string => {
+    const lower = v.toLowerCase()
+    if (['', 'false', '0', 'no', 'off'].includes(lower)) return false
+    if (['true', '1', 'yes', 'on'].includes(lower)) return true
+    if (/^[0-9a-fA-F:.\/]+(\s*,\s*[0-9a-fA-F:.\/]+)*$/.test(v)) return v.split(',').map((x) => x.trim()).join(',')
+    ctx.addIssue({ code: 'custom', message: 'TRUST_PROXY must be true, false, or a comma-separated list of proxy addresses' })
+    return z.NEVER
+  })
 
 const env = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
   PUBLIC_URL: optionalString.pipe(z.url({ protocol: /^https?$/, message: 'PUBLIC_URL must be an http(s) URL' }).optional()),
-  DATABASE_URL: optionalString,
+  DATABASE_URL: optionalString.pipe(
+    z.string().regex(/^postgres(ql)?:\/\//i, 'DATABASE_URL must be a postgres:// URL (leave it unset for the embedded database)').optional(),
+  ),
   DATA_DIR: z.string().default('./data'),
   SECRET_KEY: optionalString.pipe(z.string().min(32, 'SECRET_KEY must be at least 32 bytes').optional()),
-  ADMIN_EMAIL: optionalString,
-  ADMIN_USERNAME: z.string().default('admin'),
-  ADMIN_PASSWORD: optionalString,
-  ADMIN_API_KEY: optionalString,
+  ADMIN_EMAIL: optionalString.pipe(z.email({ message: 'ADMIN_EMAIL must be an email address' }).optional()),
+  ADMIN_USERNAME: optionalString.pipe(
+    z.string().regex(/^[A-Za-z0-9_.-]{3,32}$/, 'ADMIN_USERNAME must be 3 to 32 letters, digits, dots, dashes or underscores').default('admin'),
+  ),
+  ADMIN_PASSWORD: optionalString.pipe(z.string().min(5, 'ADMIN_PASSWORD must be at least 5 characters').optional()),
+  // the shape keyFromHeader accepts, so the configured key can actually sign in
+  ADMIN_API_KEY: optionalString.pipe(
+    z.string().regex(/^[A-Za-z0-9_-]{16,128}$/, 'ADMIN_API_KEY must be 16 to 128 letters, digits, dashes or underscores').optional(),
+  ),
   RATE_LIMIT_MAX: z.coerce.number().int().positive().default(30),
   RATE_LIMIT_WINDOW: z.coerce.number().int().positive().default(60),
   V1_RATE_LIMIT_MAX: z.coerce.number().int().positive().default(120),
-  REDIS_URL: optionalString,
-  TRUST_PROXY: boolEnv.default(false),
+  REDIS_URL: optionalString.pipe(z.string().regex(/^rediss?:\/\//i, 'REDIS_URL must be a redis:// or rediss:// URL').optional()),
+  TRUST_PROXY: trustProxyEnv.default(false),
   REDIRECT_STATUS: z.coerce
     .number()
     .pipe(z.union([z.literal(301), z.literal(302), z.literal(307), z.literal(308)], { message: 'REDIRECT_STATUS must be 301, 302, 307 or 308' }))
     .default(302),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_LEVEL: z.preprocess(
+    (v) => (typeof v === 'string' ? v.trim().toLowerCase() : v),
+    z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { message: 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent' }),
+  ).default('info'),
 })
 
 export type Config = ReturnType<typeof loadConfig>
 
 /** Reads and validates the environment once; everything else gets the frozen result. */
 export function loadConfig(source: Record<string, string | undefined> = process.env) {
-  const parsed = env.safeParse(source)
+  // A variable set to "" (docker-compose `FOO=`) means "not set": use the default.
+  const given = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v.trim() !== ''))
+  const parsed = env.safeParse(given)
   if (!parsed.success) {
     const issue = parsed.error.issues[0]
     throw new Error(`Invalid configuration: ${issue.path.join('.')}: ${issue.message}`)

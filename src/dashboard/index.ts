@@ -37,6 +37,8 @@ const dashboard: FastifyPluginAsync = async (app) => {
 
   // GET /sso/:token – single-use login URL from GET /api/user/login/:id
   app.get<{ Params: { token: string } }>('/sso/:token', async (req, reply) => {
+    // link previewers probe with HEAD; only a real visit may spend the single use
+    if (req.method === 'HEAD') return reply.code(200).header('cache-control', 'private, no-store').type('text/html; charset=utf-8').send()
     const userId = await consumeSsoToken(app.db, req.params.token)
     if (!userId) {
       return messagePage(reply, 410, 'Login link expired', 'This login link has already been used or has expired. Ask for a new one.')
@@ -63,6 +65,14 @@ const dashboard: FastifyPluginAsync = async (app) => {
     startSession(reply, await createSession(app.db, user.id))
     return reply.redirect('/dashboard', 302)
   })
+
+  // GET /logout – a sign-out button; signing out on a GET would let any site end a session
+  app.get('/logout', async (_req, reply) =>
+    sendPage(reply, 200, {
+      title: 'Sign out · Kurz',
+      body: html`<main><h1>Sign out</h1><form method="post" action="/logout"><button type="submit">Sign out</button></form></main>`.value,
+    }),
+  )
 
   // POST /logout – end the session
   app.post('/logout', async (req, reply) => {

@@ -10,6 +10,8 @@ import { forbidden, unauthorized } from './errors.js'
 export interface AuthUser extends User {
   plan: Plan
   keyId: number
+  /** HMAC of the key used (set by authenticate): the rate limiter's counter key */
+  keyHash?: string
 }
 
 declare module 'fastify' {
@@ -38,7 +40,7 @@ export async function authenticate(req: FastifyRequest, _reply: FastifyReply) {
   if (!found) throw unauthorized('That API key is not valid.')
   if (found.revoked) throw unauthorized('That API key has expired: use the current key of the account.')
   const { user, plan } = await currentPlan(app.db, found.user, found.plan)
-  req.user = { ...user, plan, keyId: found.keyId }
+  req.user = { ...user, plan, keyId: found.keyId, keyHash: found.keyHash }
   if (!user.admin && plan.features.api?.enabled !== '1') {
     throw forbidden('Your plan does not include the "api" feature: API access is switched off.')
   }

@@ -5,7 +5,7 @@ import { ApiError } from './errors.js'
 /**
  * Per-key rate limit for one interface (management or v1), each with its own budget. It runs after
  * `authenticate` (a scope hook, so it comes first), which is what lets it key on the API key rather
- * than the IP; unauthenticated requests never reach it. With REDIS_URL the counters live in Redis,
+ * than the IP; unauthenticated requests never reach it (they are answered 401 first). With REDIS_URL the counters live in Redis,
  * so every instance behind the load balancer spends one budget.
  */
 export async function registerRateLimit(scope: FastifyInstance, opts: { max: number; name: string }) {
@@ -17,7 +17,8 @@ export async function registerRateLimit(scope: FastifyInstance, opts: { max: num
     nameSpace: `kurz-rl-${opts.name}-`,
     redis: scope.redis ?? undefined,
     skipOnError: true,
-    keyGenerator: (req: FastifyRequest) => (req.user ? `k${req.user.keyId}` : `ip${req.ip}`),
+    // the key's HMAC, not its row id: unique even across installations that share one Redis
+    keyGenerator: (req: FastifyRequest) => (req.user ? `k${req.user.keyHash?.slice(0, 32) ?? req.user.keyId}` : `ip${req.ip}`),
     errorResponseBuilder: (_req, ctx) =>
       new ApiError(429, `Rate limit exceeded: at most ${ctx.max} requests per ${ctx.after}. Retry in ${Math.ceil(ctx.ttl / 1000)} seconds.`),
   })

@@ -1,15 +1,15 @@
-import type { FastifyPluginAsync } from 'fastify'
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import { eq } from 'drizzle-orm'
 import { z } from 'zod'
 import type { ZodTypeProvider } from '../../http/zod.js'
-import { users } from '../../db/schema/index.js'
+import { clickQuota, domains, links, users } from '../../db/schema/index.js'
 import { requireAdmin } from '../../http/auth.js'
 import { badRequest, forbidden, notFound } from '../../http/errors.js'
 import { bodyId, email, optional, password, pathId, timestamp, username } from '../../http/fields.js'
 import { offsetOf, pageQuery } from '../../http/pagination.js'
 import { addMonths } from '../../lib/time.js'
 import { findPlan, listPlans, planInput, presentPlan, savePlan } from './plans.js'
-import { apiKeyOf, createUser, findUser, findUserWithPlan, listUsers, presentUser } from './users.js'
+import { apiKeyOf, apiKeysOf, createUser, findUser, findUserWithPlan, listUsers, presentUser } from './users.js'
 import { issueSsoUrl } from './sso.js'
 
 const subscribeParams = z.object({ planid: pathId, userid: pathId })
@@ -35,7 +35,9 @@ const createUserBody = z.object({
 
 const admin: FastifyPluginAsync = async (app) => {
   const r = app.withTypeProvider<ZodTypeProvider>()
-  r.addHook('preHandler', requireAdmin)
+  // preValidation: after the rate limiter (refusals still cost budget), before body validation
+  // (a non-admin learns nothing about the body of an endpoint they may not call)
+  r.addHook('preValidation', requireAdmin)
 
   // GET /api/plans – every plan
   r.get('/api/plans', async () => ({ error: '0', data: (await listPlans(app.db)).map(presentPlan) }))
@@ -60,6 +62,9 @@ const admin: FastifyPluginAsync = async (app) => {
     if (!(await findUser(app.db, req.params.userid))) throw notFound('User not found.')
     const { type, expiration } = req.body
     const now = new Date()
+    if (expiration && expiration.getTime() <= now.getTime()) {
+      throw badRequest('expiration must be in the future; to end a subscription, subscribe the user to the free plan.', 'expiration')
+    }
     const planExpires =
       expiration ?? (plan.free || type === 'lifetime' ? null : type === 'monthly' ? addMonths(now, 1) : addMonths(now, 12))
     await app.db.update(users).set({ planId: plan.id, planExpires }).where(eq(users.id, req.params.userid))
@@ -70,8 +75,8 @@ const admin: FastifyPluginAsync = async (app) => {
   r.get('/api/users', { schema: { querystring: usersQuery } }, async (req) => {
     const q = req.query
     const rows = await listUsers(app.db, { filter: q.filter, email: q.email ?? q.search ?? q.q, limit: q.limit, offset: offsetOf(q) })
-    const data = await Promise.all(rows.map(async ({ user, plan }) => presentUser(user, plan, await apiKeyOf(app.db, app.keys, user.id))))
-    return { error: '0', data }
+    const keys = await apiKeysOf(app.db, app.keys, rows.map((r) => r.user.id))
+    return { error: '0', data: rows.map(({ user, plan }) => presentUser(user, plan, keys.get(user.id) ?? null)) }
   })
 
   // GET /api/user/:id – one user with their API key
@@ -92,9 +97,18 @@ const admin: FastifyPluginAsync = async (app) => {
 
   // DELETE /api/user/:id/delete – delete a user and everything they own
   r.delete('/api/user/:id/delete', { schema: { params: z.object({ id: pathId }) } }, async (req) => {
-    if (req.params.id === req.user.id) throw badRequest('You cannot delete your own account.')
-    const deleted = await app.db.delete(users).where(eq(users.id, req.params.id)).returning({ id: users.id })
-    if (!deleted.length) throw notFound('User not found.')
+    const id = req.params.id
+    if (id === req.user.id) throw badRequest('You cannot delete your own account.')
+    const gone = await app.db.transaction(async (tx) => {
+      const ownedLinks = await tx.select({ id: links.id }).from(links).where(eq(links.userId, id))
+      const ownedDomains = await tx.select({ id: domains.id }).from(domains).where(eq(domains.userId, id))
+      // every owned table cascades from users; the click quota has no foreign key, so it goes by hand
+      await tx.delete(clickQuota).where(eq(clickQuota.userId, id))
+      const deleted = await tx.delete(users).where(eq(users.id, id)).returning({ id: users.id })
+      return deleted.length ? { links: ownedLinks.map((l) => l.id), domains: ownedDomains.map((d) => d.id) } : null
+    })
+    if (!gone) throw notFound('User not found.')
+    await forgetCached(app, gone.links, gone.domains)
     return { error: 0, message: 'User has been deleted.' }
   })
 
@@ -106,4 +120,12 @@ const admin: FastifyPluginAsync = async (app) => {
     return { error: 0, url: await issueSsoUrl(app.db, app.config.publicUrl, target.id, req.user.id) }
   })
 }
+/** Deleted links and domains must stop answering at once, on every instance (interfaces.md item 4). */
+async function forgetCached(app: FastifyInstance, linkIds: number[], domainIds: number[]) {
+  const cache = (app as unknown as { linkCache?: { invalidate(id: number): Promise<void>; invalidateDomain(id: number): Promise<void> } }).linkCache
+  if (!cache) return
+  for (const id of linkIds) await cache.invalidate(id).catch((err: unknown) => app.log.warn({ err, linkId: id }, 'link cache invalidation failed'))
+  for (const id of domainIds) await cache.invalidateDomain(id).catch((err: unknown) => app.log.warn({ err, domainId: id }, 'domain cache invalidation failed'))
+}
+
 export default admin

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { and, desc, eq, ilike, isNull, or, sql, type SQL } from 'drizzle-orm'
+import { and, asc, desc, eq, ilike, inArray, isNull, lte, sql, type SQL } from 'drizzle-orm'
 import type { Db, Tx } from '../../db/client.js'
 import { apiKeys, plans, users } from '../../db/schema/index.js'
 import { conflict, isUniqueViolation } from '../../http/errors.js'
@@ -86,18 +86,32 @@ export async function apiKeyOf(db: Db, keys: Keys, userId: number): Promise<stri
   return row ? decrypt(keys.apiKeySeal, row.sealed) : null
 }
 
-export type KeyLookup = { user: User; plan: Plan | null; keyId: number; revoked: boolean }
+/** Current keys of several users in one query (the admin list). */
+export async function apiKeysOf(db: Db, keys: Keys, userIds: number[]): Promise<Map<number, string>> {
+  const out = new Map<number, string>()
+  if (!userIds.length) return out
+  const rows = await db
+    .select({ userId: apiKeys.userId, sealed: apiKeys.keyEncrypted })
+    .from(apiKeys)
+    .where(and(inArray(apiKeys.userId, userIds), isNull(apiKeys.revokedAt)))
+    .orderBy(asc(apiKeys.id))
+  for (const row of rows) out.set(row.userId, decrypt(keys.apiKeySeal, row.sealed)) // the newest wins
+  return out
+}
+
+export type KeyLookup = { user: User; plan: Plan | null; keyId: number; keyHash: string; revoked: boolean }
 
 export async function findByApiKey(db: Db, keys: Keys, apiKey: string): Promise<KeyLookup | null> {
+  const keyHash = hmac(keys.apiKeyLookup, apiKey)
   const [row] = await db
     .select({ user: users, plan: plans, keyId: apiKeys.id, revokedAt: apiKeys.revokedAt })
     .from(apiKeys)
     .innerJoin(users, eq(users.id, apiKeys.userId))
     .leftJoin(plans, eq(plans.id, users.planId))
-    .where(eq(apiKeys.keyHash, hmac(keys.apiKeyLookup, apiKey)))
+    .where(eq(apiKeys.keyHash, keyHash))
     .limit(1)
   if (!row) return null
-  return { user: row.user, plan: row.plan, keyId: row.keyId, revoked: row.revokedAt !== null }
+  return { user: row.user, plan: row.plan, keyId: row.keyId, keyHash, revoked: row.revokedAt !== null }
 }
 
 /**
@@ -141,8 +155,15 @@ export interface UserFilter {
 
 const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`)
 
+/** Moves every user whose subscription has ended back to the default plan (DECISIONS §3). */
+export async function expireSubscriptions(db: Db): Promise<void> {
+  const fallback = await defaultPlan(db)
+  await db.update(users).set({ planId: fallback.id, planExpires: null }).where(lte(users.planExpires, new Date()))
+}
+
 /** Admin list, newest first; `pro` = on a non-free plan that has not expired. */
 export async function listUsers(db: Db, f: UserFilter) {
+  await expireSubscriptions(db)
   const where: SQL[] = []
   const proCondition = sql`(${plans.free} = false and (${users.planExpires} is null or ${users.planExpires} > now()))`
   if (f.filter === 'admin') where.push(eq(users.admin, true))

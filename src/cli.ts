@@ -1,0 +1,198 @@
+/**
+ * Operator commands: `npm run cli -- <command> [options]`. Same configuration and database as the
+ * server (loadConfig, createDb, runMigrations) and the same services as the admin endpoints.
+ * Every command prints JSON on stdout; bad input prints a message on stderr and exits 1.
+ */
+import { randomBytes } from 'node:crypto'
+import { parseArgs } from 'node:util'
+import { eq, sql } from 'drizzle-orm'
+import { z } from 'zod'
+import { loadConfig, type Config } from './config.js'
+import { createDb, type DbHandle } from './db/client.js'
+import { runMigrations } from './db/migrate.js'
+import { plans } from './db/schema/index.js'
+import { zodToApiError, ApiError } from './http/errors.js'
+import { email as emailField, password as passwordField, username as usernameField } from './http/fields.js'
+import { deriveKeys, resolveSecret, type Keys } from './lib/crypto.js'
+import { findPlan, listPlans, planInput, presentPlan, savePlan, seedPlans, type Plan } from './resources/admin/plans.js'
+import { apiKeysOf, createUser, findUserByEmail, listUsers, presentUser, rotateApiKey } from './resources/admin/users.js'
+import { assertDataDirFree } from './lib/data-lock.js'
+
+const HELP = `Kurz operator commands
+
+Usage: npm run cli -- <command> [options]
+
+Commands:
+  users:create --email <email> --username <name> [--password <pw>] [--admin] [--plan <id|name>]
+                          create a user; prints the user with the generated API key
+                          (and the generated password when --password is not given)
+  users:list [--filter admin|free|pro] [--email <part>] [--limit <n>] [--page <n>]
+                          list users, newest first, with their API keys
+  keys:rotate <email>     issue a new API key for that user; the old key stops working
+  plans:list              list plans (same shape as GET /api/plans)
+  plans:create --json '<plan>'
+                          create a plan; the JSON is the body of POST /api/plan/add, e.g.
+                          '{"name":"Team","free":false,"prices":{"monthly":19},"limits":{"links":0,"api":{"enabled":true}}}'
+  plans:update <id> --json '<changes>'
+                          change a plan; fields not sent keep their values (PUT /api/plan/:id/update)
+
+Options:
+  -h, --help              show this help
+
+The database and secret come from the same environment as the server (DATABASE_URL, or DATA_DIR
+for the embedded database, and SECRET_KEY). With the embedded database, stop the server first:
+only one process may open DATA_DIR at a time.`
+
+class CliError extends Error {}
+
+function fail(message: string): never {
+  throw new CliError(message)
+}
+
+function check<T>(schema: z.ZodType<T>, value: unknown): T {
+  const r = schema.safeParse(value)
+  if (!r.success) fail(zodToApiError(r.error).message)
+  return r.data
+}
+
+interface Ctx {
+  handle: DbHandle
+  keys: Keys
+  config: Config
+}
+
+async function open(config: Config): Promise<Ctx> {
+  if (config.db.kind === 'pglite') assertDataDirFree(config.dataDir)
+  const handle = await createDb(config.db)
+  await runMigrations(handle)
+  await seedPlans(handle.db)
+  return { handle, config, keys: deriveKeys(resolveSecret(config.secretKey, config.dataDir)) }
+}
+
+async function planByRef(ctx: Ctx, ref: string): Promise<Plan> {
+  const plan = /^\d{1,10}$/.test(ref)
+    ? await findPlan(ctx.handle.db, Number(ref))
+    : (await ctx.handle.db.select().from(plans).where(sql`lower(${plans.name}) = lower(${ref})`))[0]
+  if (!plan) fail(`No plan "${ref}": see npm run cli -- plans:list.`)
+  return plan
+}
+
+function parseJsonOption(raw: string | undefined, command: string): unknown {
+  if (raw === undefined) fail(`${command} needs --json '{...}' with the plan fields.`)
+  try {
+    return JSON.parse(raw)
+  } catch {
+    fail('--json is not valid JSON.')
+  }
+}
+
+type Handler = (ctx: Ctx, positionals: string[], values: Record<string, string | boolean | undefined>) => Promise<unknown>
+
+const COMMANDS: Record<string, { options: Record<string, { type: 'string' | 'boolean' }>; positionals: number; run: Handler }> = {
+  'users:create': {
+    options: { email: { type: 'string' }, username: { type: 'string' }, password: { type: 'string' }, admin: { type: 'boolean' }, plan: { type: 'string' } },
+    positionals: 0,
+    async run(ctx, _p, v) {
+      if (v.email === undefined) fail('users:create needs --email.')
+      if (v.username === undefined) fail('users:create needs --username.')
+      const mail = check(emailField('email'), v.email)
+      const name = check(usernameField('username'), v.username)
+      const generated = v.password === undefined
+      const pass = generated ? randomBytes(12).toString('base64url') : check(passwordField('password'), v.password)
+      const plan = typeof v.plan === 'string' ? await planByRef(ctx, v.plan) : undefined
+      const { user, apiKey } = await createUser(ctx.handle.db, ctx.keys, { email: mail, username: name, password: pass, admin: v.admin === true, planId: plan?.id })
+      const [withPlan] = await ctx.handle.db.select().from(plans).where(eq(plans.id, user.planId!))
+      return { ...presentUser(user, withPlan ?? null, apiKey), ...(generated ? { password: pass } : {}) }
+    },
+  },
+  'users:list': {
+    options: { filter: { type: 'string' }, email: { type: 'string' }, limit: { type: 'string' }, page: { type: 'string' } },
+    positionals: 0,
+    async run(ctx, _p, v) {
+      const filter = v.filter === undefined ? undefined : check(z.enum(['admin', 'free', 'pro'], { message: 'filter must be one of: admin, free, pro.' }), v.filter)
+      const limit = v.limit === undefined ? 1000 : check(z.coerce.number().int().min(1, 'limit must be at least 1.').max(100_000), v.limit)
+      const page = v.page === undefined ? 1 : check(z.coerce.number().int().min(1, 'page must be at least 1.'), v.page)
+      const rows = await listUsers(ctx.handle.db, { filter, email: v.email as string | undefined, limit, offset: (page - 1) * limit })
+      const keys = await apiKeysOf(ctx.handle.db, ctx.keys, rows.map((r) => r.user.id))
+      return rows.map(({ user, plan }) => presentUser(user, plan, keys.get(user.id) ?? null))
+    },
+  },
+  'keys:rotate': {
+    options: {},
+    positionals: 1,
+    async run(ctx, [mail]) {
+      const user = await findUserByEmail(ctx.handle.db, mail)
+      if (!user) fail(`No user has the email ${mail}.`)
+      const apikey = await rotateApiKey(ctx.handle.db, ctx.keys, user.id)
+      return { id: user.id, email: user.email, username: user.username, apikey }
+    },
+  },
+  'plans:list': {
+    options: {},
+    positionals: 0,
+    async run(ctx) {
+      return (await listPlans(ctx.handle.db)).map(presentPlan)
+    },
+  },
+  'plans:create': {
+    options: { json: { type: 'string' } },
+    positionals: 0,
+    async run(ctx, _p, v) {
+      const input = check(planInput, parseJsonOption(v.json as string | undefined, 'plans:create'))
+      return presentPlan((await savePlan(ctx.handle.db, input))!)
+    },
+  },
+  'plans:update': {
+    options: { json: { type: 'string' } },
+    positionals: 1,
+    async run(ctx, [id], v) {
+      if (!/^\d{1,10}$/.test(id)) fail(`plans:update needs a plan id, not "${id}".`)
+      const input = check(planInput.partial(), parseJsonOption(v.json as string | undefined, 'plans:update'))
+      const plan = await savePlan(ctx.handle.db, input, Number(id))
+      if (!plan) fail(`No plan has the id ${id}: see npm run cli -- plans:list.`)
+      return presentPlan(plan)
+    },
+  },
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(HELP + '\n')
+    return command === undefined ? 1 : 0
+  }
+  const spec = COMMANDS[command]
+  if (!spec) {
+    process.stderr.write(`Unknown command "${command}". Commands: ${Object.keys(COMMANDS).join(', ')} (--help for details).\n`)
+    return 1
+  }
+  let ctx: Ctx | undefined
+  try {
+    const { values, positionals } = (() => {
+      try {
+        return parseArgs({ args: rest, options: { ...spec.options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true })
+      } catch (err) {
+        fail(`${(err as Error).message.split('\n')[0]} (--help for usage).`)
+      }
+    })()
+    if (values.help) {
+      process.stdout.write(HELP + '\n')
+      return 0
+    }
+    if (positionals.length !== spec.positionals) {
+      fail(spec.positionals ? `${command} takes ${spec.positionals} argument (--help for usage).` : `${command} takes no arguments, got "${positionals.join(' ')}".`)
+    }
+    ctx = await open(loadConfig())
+    const result = await spec.run(ctx, positionals, values as Record<string, string | boolean | undefined>)
+    process.stdout.write(JSON.stringify(result, null, 2) + '\n')
+    return 0
+  } catch (err) {
+    if (err instanceof CliError || err instanceof ApiError) process.stderr.write(`Error: ${err.message}\n`)
+    else process.stderr.write(`Error: ${(err as Error)?.message ?? String(err)}\n`)
+    return 1
+  } finally {
+    await ctx?.handle.close()
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2))
