@@ -79,7 +79,10 @@ export function errorHandler(err: unknown, req: FastifyRequest, reply: FastifyRe
 /** JSON 404 on the interfaces, an HTML page elsewhere (a browser followed a dead link). */
 export function notFoundHandler(req: FastifyRequest, reply: FastifyReply) {
   if (req.url.startsWith('/api/') || req.url === '/api' || req.url.startsWith('/links/')) {
-    return reply.code(404).send({ error: 1, message: `No route ${req.method} ${req.url.split('?')[0]}.` })
+    const body = { error: 1, message: `No route ${req.method} ${req.url.split('?')[0]}.` }
+    // v1 failures also carry `status` (DECISIONS §8)
+    const v1 = req.url.startsWith('/api/v1/') || req.url.startsWith('/links/')
+    return reply.code(404).send(v1 ? { ...body, status: 404 } : body)
   }
   return notFoundPage(reply)
 }

@@ -17,15 +17,6 @@ import { idParams, LIST_PARAMS, listQuery, type ListQuery } from './schemas.js'
 const v1Links: FastifyPluginAsync = async (app) => {
   app.setErrorHandler(v1ErrorHandler)
   await app.register(formbody, { bodyLimit: BODY_LIMIT, parser: parseForm })
-  // unknown paths under /api/v1 answer in the v1 shape too
-  await app.register(
-    async (scope) => {
-      scope.setNotFoundHandler((req, reply) =>
-        reply.code(404).send({ error: 1, message: `No route ${req.method} ${req.url.split('?')[0]}.`, status: 404 }),
-      )
-    },
-    { prefix: '/api/v1' },
-  )
   const r = app.withTypeProvider<ZodTypeProvider>()
   const { config, db } = app
 
