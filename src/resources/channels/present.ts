@@ -1,0 +1,37 @@
+import type { Config } from '../../config.js'
+import { toDay } from '../../http/format.js'
+import type { Channel, ChannelItemRow } from './repo.js'
+
+export function presentChannel(c: Channel) {
+  return { id: c.id, name: c.name, description: c.description, color: c.color, starred: c.starred }
+}
+
+/** A link's short URL: its branded domain's origin, else PUBLIC_URL, then the alias. */
+export function shortUrlFor(config: Config, alias: string, domainOrigin: string | null): string {
+  return `${domainOrigin ?? config.publicUrl}/${alias}`
+}
+
+/**
+ * DECISIONS §7: title = the link's title (else its long URL) or the QR code's name; preview = the
+ * destination (links) or the image URL (QR); link = the short or scan URL; date = created, YYYY-MM-DD.
+ */
+export function presentChannelItem(config: Config, row: ChannelItemRow) {
+  if (row.type === 'qr') {
+    return {
+      type: row.type,
+      id: row.id,
+      title: row.qrName!,
+      preview: `${config.publicUrl}/qr/${row.qrAlias}`,
+      link: `${config.publicUrl}/q/${row.qrAlias}`,
+      date: toDay(row.qrCreatedAt!),
+    }
+  }
+  return {
+    type: row.type,
+    id: row.id,
+    title: row.linkTitle || row.linkUrl!,
+    preview: row.linkUrl!,
+    link: shortUrlFor(config, row.linkAlias!, row.linkDomain),
+    date: toDay(row.linkCreatedAt!),
+  }
+}
