@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, exists, gt, inArray, isNotNull, lte, or, sql, type SQL } from 'drizzle-orm'
+import { and, asc, count, desc, eq, exists, inArray, isNotNull, lte, or, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../../db/client.js'
 import { channelItems, channels, domains, links, linkPixels, linkTargets, pixels } from '../../db/schema/index.js'
 import { STATUS, type ListQuery } from './schemas.js'
@@ -12,7 +12,8 @@ const likePattern = (s: string) => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 export const expiredSql = (now: Date): SQL =>
   or(
     and(isNotNull(links.expiresAt), lte(links.expiresAt, now)),
-    and(gt(links.expirationClicks, 0), sql`${links.clicks} >= ${links.expirationClicks}`),
+    // coalesce keeps the whole expression true/false, never NULL, so `not (…)` selects the active ones
+    and(sql`coalesce(${links.expirationClicks}, 0) > 0`, sql`${links.clicks} >= ${links.expirationClicks}`),
   )!
 
 /** GET /api/v1/links: one page of the caller's links and the total, filtered and sorted. */
