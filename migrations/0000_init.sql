@@ -186,6 +186,7 @@ CREATE TABLE "qr_codes" (
 	"background" text DEFAULT 'rgb(255,255,255)' NOT NULL,
 	"foreground" text DEFAULT 'rgb(0,0,0)' NOT NULL,
 	"logo" text,
+	"logo_hash" text,
 	"scans" integer DEFAULT 0 NOT NULL,
 	"unique_scans" integer DEFAULT 0 NOT NULL,
 	"bot_scans" integer DEFAULT 0 NOT NULL,

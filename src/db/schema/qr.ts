@@ -24,6 +24,8 @@ export const qrCodes = pgTable(
     foreground: text().notNull().default('rgb(0,0,0)'),
     /** logo as a data: URL (fetched once on create/update) */
     logo: text(),
+    /** short hash of the logo bytes: the image cache key, so serving a cached image never loads the logo */
+    logoHash: text(),
     scans: integer().notNull().default(0),
     uniqueScans: integer().notNull().default(0),
     botScans: integer().notNull().default(0),
