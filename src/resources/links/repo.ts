@@ -1,0 +1,111 @@
+import { and, asc, count, desc, eq, ilike, inArray, isNull, or, sql, type SQL } from 'drizzle-orm'
+import type { Db, Tx } from '../../db/client.js'
+import { channelItems, domains, linkPixels, links, linkTargets, type TargetKind } from '../../db/schema/index.js'
+import { offsetOf, type PageQuery } from '../../http/pagination.js'
+
+export type Link = typeof links.$inferSelect
+export type Domain = typeof domains.$inferSelect
+export type LinkTarget = typeof linkTargets.$inferSelect
+
+/** The caller's link, or undefined: ownership is part of the lookup (another account's id matches nothing). */
+export async function findOwnedLink(db: Db | Tx, userId: number, id: number): Promise<Link | undefined> {
+  const [row] = await db
+    .select()
+    .from(links)
+    .where(and(eq(links.id, id), eq(links.userId, userId)))
+  return row
+}
+
+export interface LinkListQuery extends PageQuery {
+  order: 'date' | 'click'
+  q?: string
+}
+
+const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`)
+
+/** A page of the caller's links with their branded domain; `q` matches literally, ignoring case. */
+export async function listLinks(db: Db, userId: number, query: LinkListQuery) {
+  const conditions: SQL[] = [eq(links.userId, userId)]
+  if (query.q) {
+    const pattern = `%${likeEscape(query.q)}%`
+    conditions.push(
+      or(ilike(links.alias, pattern), ilike(links.url, pattern), ilike(links.title, pattern), ilike(links.description, pattern))!,
+    )
+  }
+  const where = and(...conditions)
+  const order = query.order === 'click' ? [desc(links.clicks), desc(links.id)] : [desc(links.createdAt), desc(links.id)]
+  const [rows, [{ total }]] = await Promise.all([
+    db
+      .select({ link: links, domain: domains })
+      .from(links)
+      .leftJoin(domains, eq(domains.id, links.domainId))
+      .where(where)
+      .orderBy(...order)
+      .limit(query.limit)
+      .offset(offsetOf(query)),
+    db.select({ total: count() }).from(links).where(where),
+  ])
+  return { rows, total }
+}
+
+/** The caller's link with this alias on this domain (null = the default domain). */
+export async function findOwnedLinkByAlias(db: Db, userId: number, domainId: number | null, alias: string) {
+  const [row] = await db
+    .select()
+    .from(links)
+    .where(and(eq(links.userId, userId), eq(links.alias, alias), domainId === null ? isNull(links.domainId) : eq(links.domainId, domainId)))
+  return row
+}
+
+/** The caller's links with this alias on any domain, the default domain first. */
+export async function findOwnedLinksByAlias(db: Db, userId: number, alias: string) {
+  return db
+    .select()
+    .from(links)
+    .where(and(eq(links.userId, userId), eq(links.alias, alias)))
+    .orderBy(sql`${links.domainId} is not null`, asc(links.id))
+    .limit(1)
+}
+
+export async function findDomain(db: Db | Tx, id: number | null): Promise<Domain | null> {
+  if (id === null) return null
+  const [row] = await db.select().from(domains).where(eq(domains.id, id))
+  return row ?? null
+}
+
+export async function ownedDomains(db: Db | Tx, userId: number): Promise<Domain[]> {
+  return db.select().from(domains).where(eq(domains.userId, userId))
+}
+
+/** Everything the single form shows beside the row itself. */
+export async function linkRelations(db: Db, link: Link) {
+  const [domain, targets, pixelRows, channelRows] = await Promise.all([
+    findDomain(db, link.domainId),
+    db.select().from(linkTargets).where(eq(linkTargets.linkId, link.id)).orderBy(asc(linkTargets.kind), asc(linkTargets.position)),
+    db.select({ id: linkPixels.pixelId }).from(linkPixels).where(eq(linkPixels.linkId, link.id)).orderBy(asc(linkPixels.pixelId)),
+    db
+      .select({ id: channelItems.channelId })
+      .from(channelItems)
+      .where(and(eq(channelItems.itemType, 'links'), eq(channelItems.itemId, link.id)))
+      .orderBy(asc(channelItems.channelId)),
+  ])
+  return { domain, targets, pixelIds: pixelRows.map((r) => r.id), channelIds: channelRows.map((r) => r.id) }
+}
+
+export type LinkRelations = Awaited<ReturnType<typeof linkRelations>>
+
+export function targetsOf(targets: LinkTarget[], kind: TargetKind): LinkTarget[] {
+  return targets.filter((t) => t.kind === kind)
+}
+
+/** Kinds of target a link has, for v1's derived `target_type`. */
+export async function targetKinds(db: Db | Tx, linkId: number): Promise<Set<TargetKind>> {
+  const rows = await db.selectDistinct({ kind: linkTargets.kind }).from(linkTargets).where(eq(linkTargets.linkId, linkId))
+  return new Set(rows.map((r) => r.kind))
+}
+
+/** Channel items are polymorphic (no FK), so a deleted link's rows go in the same transaction. */
+export async function deleteChannelItemsOf(tx: Tx, linkIds: number[]) {
+  if (!linkIds.length) return
+  await tx.delete(channelItems).where(and(eq(channelItems.itemType, 'links'), inArray(channelItems.itemId, linkIds)))
+}
