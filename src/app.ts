@@ -26,6 +26,9 @@ import pages from './resources/pages/index.js'
 import v1Links from './resources/v1-links/index.js'
 import dashboard from './dashboard/index.js'
 import redirect from './redirect/index.js'
+import { createClickRecorder } from './clicks/recorder.js'
+import { startRetentionJob } from './clicks/retention.js'
+import { LinkCache } from './redirect/lookup.js'
 import campaignPages from './resources/campaigns/public.js'
 import overlayResponses from './resources/pages/public.js'
 
@@ -80,6 +83,18 @@ export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promis
   app.addHook('onClose', async () => {
     app.redis?.disconnect()
     if (!deps.db) await handle.close()
+  })
+
+  // The click pipeline and the redirect cache. Their onClose hook is added after the one above,
+  // so it runs first: buffered clicks are written before the database closes.
+  app.decorate('clicks', createClickRecorder({ db: handle.db, visitorKey: app.keys.visitor, log: app.log, ping: () => handle.ping() }))
+  app.decorate('linkCache', new LinkCache({ db: handle.db, defaultHost: config.defaultHost, recorder: app.clicks, log: app.log, redis: app.redis }))
+  await app.linkCache.start()
+  const stopRetention = startRetentionJob(handle.db, app.log)
+  app.addHook('onClose', async () => {
+    stopRetention()
+    await app.linkCache.close()
+    await app.clicks.close()
   })
   app.addHook('onSend', async (req, reply, payload) => {
     reply.header('x-request-id', req.id)

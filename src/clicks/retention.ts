@@ -1,0 +1,85 @@
+import type { FastifyBaseLogger } from 'fastify'
+import { sql } from 'drizzle-orm'
+import type { Db } from '../db/client.js'
+import { DAY, MINUTE } from '../lib/time.js'
+
+const CHUNK = 10_000
+
+/**
+ * Retention days per owner: their plan's, the default plan's when they have none or it has
+ * expired (DECISIONS §3); 0 = kept forever.
+ */
+const retentionOf = sql`(case
+    when u.plan_expires is not null and u.plan_expires <= now() or p.id is null
+      then (select d.retention_days from plans d where d.is_default order by d.id limit 1)
+    else p.retention_days end)`
+
+/** click detail belongs to a link or a QR code, each owned by a user */
+const OWNERS = [
+  [sql.raw('link_id'), sql.raw('links')],
+  [sql.raw('qr_id'), sql.raw('qr_codes')],
+] as const
+
+/** rows a statement changed: `rowCount` on node-postgres, `affectedRows` on PGlite */
+function affected(r: unknown): number {
+  const x = r as { rowCount?: number | null; affectedRows?: number }
+  return x.rowCount ?? x.affectedRows ?? 0
+}
+
+/**
+ * Deletes click detail (rows of `clicks` and `click_visitors`) older than the owner's plan
+ * retention. Counters and rollups stay, so totals and top lists never change (DECISIONS §6).
+ * Deletes in chunks so a big backlog never holds one huge transaction.
+ */
+export async function purgeExpiredClicks(db: Db, now: Date = new Date()): Promise<{ clicks: number; visitors: number }> {
+  const at = now.toISOString()
+  let removedClicks = 0
+  for (const [col, table] of OWNERS) {
+    for (;;) {
+      const res = await db.execute(sql`delete from clicks where id in (
+          select c.id from clicks c
+          join ${table} o on o.id = c.${col}
+          join users u on u.id = o.user_id
+          left join plans p on p.id = u.plan_id
+          where ${retentionOf} > 0 and c.created_at < ${at}::timestamptz - make_interval(days => ${retentionOf})
+          limit ${CHUNK})`)
+      const n = affected(res)
+      removedClicks += n
+      if (n < CHUNK) break
+    }
+  }
+  let removedVisitors = 0
+  for (const [col, table] of OWNERS) {
+    const res = await db.execute(sql`delete from click_visitors cv
+        using ${table} o join users u on u.id = o.user_id left join plans p on p.id = u.plan_id
+        where cv.${col} = o.id and ${retentionOf} > 0
+          and cv.day < (${at}::timestamptz - make_interval(days => ${retentionOf}))::date`)
+    removedVisitors += affected(res)
+  }
+  return { clicks: removedClicks, visitors: removedVisitors }
+}
+
+/** Runs the purge a minute after start and then daily, on an unref'd timer; returns a stop function. */
+export function startRetentionJob(db: Db, log: FastifyBaseLogger): () => void {
+  let running = false
+  const run = async () => {
+    if (running) return
+    running = true
+    try {
+      const r = await purgeExpiredClicks(db)
+      if (r.clicks || r.visitors) log.info(r, 'click retention: expired detail deleted')
+    } catch (err) {
+      log.warn({ err: (err as Error).message }, 'click retention purge failed; retrying tomorrow')
+    } finally {
+      running = false
+    }
+  }
+  const first = setTimeout(run, MINUTE)
+  first.unref()
+  const daily = setInterval(run, DAY)
+  daily.unref()
+  return () => {
+    clearTimeout(first)
+    clearInterval(daily)
+  }
+}

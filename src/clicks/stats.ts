@@ -1,0 +1,106 @@
+import { eq, sql } from 'drizzle-orm'
+import type { Db } from '../db/client.js'
+import { clickRollups, links, qrCodes } from '../db/schema/index.js'
+
+export type Top = 0 | Record<string, string>
+
+export interface LinkStats {
+  clicks: number
+  uniqueClicks: number
+  topCountries: Top
+  topReferrers: Top
+  topBrowsers: Top
+  topOs: Top
+  socialCount: { facebook: number; twitter: number; google: number }
+  botClicks: number
+}
+
+export interface QrStats extends Omit<LinkStats, 'socialCount'> {
+  socialCount: { facebook: number; twitter: number; instagram: number }
+}
+
+const regionNames = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'code' })
+
+/** English country name of an ISO 3166-1 alpha-2 code ("US" → "United States"). */
+export function countryName(code: string): string {
+  if (!/^[A-Z]{2}$/.test(code)) return 'Unknown'
+  try {
+    return regionNames.of(code) ?? code
+  } catch {
+    return code
+  }
+}
+
+type Sums = Map<string, Map<string, number>>
+
+/** All-time sums of a subject's rollups per dimension and label: a few hundred rows, never a scan of clicks. */
+async function rollupSums(db: Db, subject: string): Promise<Sums> {
+  const rows = await db
+    .select({ dimension: clickRollups.dimension, label: clickRollups.label, n: sql<string>`sum(${clickRollups.count})` })
+    .from(clickRollups)
+    .where(eq(clickRollups.subject, subject))
+    .groupBy(clickRollups.dimension, clickRollups.label)
+  const sums: Sums = new Map()
+  for (const r of rows) {
+    let m = sums.get(r.dimension)
+    if (!m) sums.set(r.dimension, (m = new Map()))
+    m.set(r.label, Number(r.n))
+  }
+  return sums
+}
+
+/** Top 10 labels, counts as strings, `0` when there is nothing (SPEC.md, DECISIONS §6). */
+function top(sums: Sums, dimension: string, name: (label: string) => string): Top {
+  const merged = new Map<string, number>()
+  for (const [label, n] of sums.get(dimension) ?? []) {
+    if (n <= 0) continue
+    const key = name(label)
+    merged.set(key, (merged.get(key) ?? 0) + n)
+  }
+  if (merged.size === 0) return 0
+  const sorted = [...merged].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).slice(0, 10)
+  return Object.fromEntries(sorted.map(([k, n]) => [k, String(n)]))
+}
+
+const orUnknown = (label: string) => label || 'Unknown'
+
+function common(sums: Sums) {
+  return {
+    topCountries: top(sums, 'country', (l) => (l ? countryName(l) : 'Unknown')),
+    topReferrers: top(sums, 'referrer', (l) => l || 'Direct'),
+    topBrowsers: top(sums, 'browser', orUnknown),
+    topOs: top(sums, 'os', orUnknown),
+  }
+}
+
+const social = (sums: Sums, key: string) => sums.get('social')?.get(key) ?? 0
+
+/** Statistics of a link, as `GET /api/url/:id` and the `/<alias>+` page show them. */
+export async function linkStats(db: Db, linkId: number): Promise<LinkStats> {
+  const [[counters], sums] = await Promise.all([
+    db.select({ clicks: links.clicks, unique: links.uniqueClicks, bots: links.botClicks }).from(links).where(eq(links.id, linkId)),
+    rollupSums(db, `l${linkId}`),
+  ])
+  return {
+    clicks: counters?.clicks ?? 0,
+    uniqueClicks: counters?.unique ?? 0,
+    ...common(sums),
+    socialCount: { facebook: social(sums, 'facebook'), twitter: social(sums, 'twitter'), google: social(sums, 'google') },
+    botClicks: counters?.bots ?? 0,
+  }
+}
+
+/** Statistics of a QR code's scans (`GET /api/qr/:id`); `instagram` replaces `google`. */
+export async function qrStats(db: Db, qrId: number): Promise<QrStats> {
+  const [[counters], sums] = await Promise.all([
+    db.select({ clicks: qrCodes.scans, unique: qrCodes.uniqueScans, bots: qrCodes.botScans }).from(qrCodes).where(eq(qrCodes.id, qrId)),
+    rollupSums(db, `q${qrId}`),
+  ])
+  return {
+    clicks: counters?.clicks ?? 0,
+    uniqueClicks: counters?.unique ?? 0,
+    ...common(sums),
+    socialCount: { facebook: social(sums, 'facebook'), twitter: social(sums, 'twitter'), instagram: social(sums, 'instagram') },
+    botClicks: counters?.bots ?? 0,
+  }
+}
