@@ -49,7 +49,7 @@ export async function listLinks(db: Db, userId: number, query: LinkListQuery) {
 }
 
 /** The caller's link with this alias on this domain (null = the default domain). */
-export async function findOwnedLinkByAlias(db: Db, userId: number, domainId: number | null, alias: string) {
+export async function findOwnedLinkByAlias(db: Db, userId: number, domainId: number | null, alias: string): Promise<Link | undefined> {
   const [row] = await db
     .select()
     .from(links)
@@ -57,14 +57,15 @@ export async function findOwnedLinkByAlias(db: Db, userId: number, domainId: num
   return row
 }
 
-/** The caller's links with this alias on any domain, the default domain first. */
-export async function findOwnedLinksByAlias(db: Db, userId: number, alias: string) {
-  return db
+/** The caller's link with this alias on any of their domains, the default domain's first. */
+export async function findOwnedLinkOnAnyDomain(db: Db, userId: number, alias: string): Promise<Link | undefined> {
+  const [row] = await db
     .select()
     .from(links)
     .where(and(eq(links.userId, userId), eq(links.alias, alias)))
     .orderBy(sql`${links.domainId} is not null`, asc(links.id))
     .limit(1)
+  return row
 }
 
 export async function findDomain(db: Db | Tx, id: number | null): Promise<Domain | null> {
