@@ -1,6 +1,7 @@
 import { asc, eq } from 'drizzle-orm'
 import { z } from 'zod'
 import type { Db, Tx } from '../../db/client.js'
+import { conflict, isUniqueViolation } from '../../http/errors.js'
 import { boolish, name as nameField, optional } from '../../http/fields.js'
 import { COUNTED_FEATURES, FEATURES, plans, type PlanFeatures } from '../../db/schema/index.js'
 
@@ -127,6 +128,15 @@ export function planValues(input: Partial<PlanInput>, base?: Plan) {
 
 /** Creates or updates a plan; `default: true` moves the default flag here (one default at a time). */
 export async function savePlan(db: Db, input: Partial<PlanInput>, id?: number): Promise<Plan | undefined> {
+  try {
+    return await writePlan(db, input, id)
+  } catch (err) {
+    if (isUniqueViolation(err)) throw conflict('A plan with that name already exists.', 'name')
+    throw err
+  }
+}
+
+function writePlan(db: Db, input: Partial<PlanInput>, id?: number): Promise<Plan | undefined> {
   return db.transaction(async (tx) => {
     const base = id ? await findPlan(tx, id) : undefined
     if (id && !base) return undefined
