@@ -29,33 +29,21 @@ function guessField(message: string): string {
 /** Management field names (and LinkInput keys) of a service error, renamed to the v1 names sent. */
 export function renameServiceError(err: unknown, names: Record<string, string>): unknown {
   if (!(err instanceof ApiError) || !(err.status === 400 || err.status === 409)) return err
-  const rename = (key: string) => {
-    const [head, ...rest] = key.split('.')
-    const v1 = names[head]
-    if (!v1) return key
+  const rename = (path: string) => {
+    const [head, ...rest] = path.split('.')
+    const v1 = names[head] ?? head
     // geotarget.0.location → country.0.key, geotarget.0.link → country.0.value
     const tail = rest.map((part) => (/^(location|device|language|name)$/.test(part) ? 'key' : part === 'link' || part === 'url' ? 'value' : part))
     return [v1, ...tail].join('.')
   }
-  const fields: Record<string, string[]> = {}
+  const field = Object.keys(err.fields ?? {})[0] as string | undefined
+  // the service starts every message with the field, or a path inside it: "geotarget.0.link: …"
+  const lead = /^([A-Za-z_]+(?:\.[A-Za-z0-9_]+)*)(:?)( [\s\S]*)$/.exec(err.message)
   let message = err.message
-  for (const [key, messages] of Object.entries(err.fields ?? {})) {
-    const to = rename(key)
-    ;(fields[to] ??= []).push(...messages.map((m) => renameLead(m, key, to)))
+  let key = field ? rename(field) : undefined
+  if (lead && (field === undefined ? names[lead[1].split('.')[0]] !== undefined : lead[1] === field || lead[1].startsWith(`${field}.`))) {
+    key = rename(lead[1])
+    message = `${key}${lead[2]}${lead[3]}`
   }
-  message = err.fields ? renameLead(message, Object.keys(err.fields)[0], rename(Object.keys(err.fields)[0])) : message
-  if (!Object.keys(fields).length) {
-    const to = rename(guessField(message))
-    if (to !== 'body') fields[to] = [message]
-  }
-  return new ApiError(422, message, fields)
-}
-
-/** "custom: that alias is taken" → "alias: that alias is taken" (only the leading field name). */
-function renameLead(message: string, from: string, to: string): string {
-  if (from === to) return message
-  const head = from.split('.')[0]
-  if (message.startsWith(`${from}`)) return to + message.slice(from.length)
-  if (message.startsWith(`${head} `) || message.startsWith(`${head}:`)) return to.split('.')[0] + message.slice(head.length)
-  return message
+  return new ApiError(422, message, key ? { [key]: [message] } : undefined)
 }

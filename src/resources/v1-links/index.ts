@@ -1,13 +1,17 @@
 import type { FastifyPluginAsync } from 'fastify'
 import formbody from '@fastify/formbody'
 import { BODY_LIMIT } from '../../http/body.js'
-import { notFound } from '../../http/errors.js'
+import { ApiError, notFound } from '../../http/errors.js'
+import type { AuthUser } from '../../http/auth.js'
 import type { ZodTypeProvider } from '../../http/zod.js'
-import { v1ErrorHandler } from './errors.js'
+import { createLink, deleteLink, updateLink } from '../links/create.js'
+import type { LinkInput } from '../links/model.js'
+import { findOwnedLink, type Link } from '../links/repo.js'
+import { renameServiceError, v1ErrorHandler } from './errors.js'
 import { parseForm } from './form.js'
 import { presentV1Links } from './present.js'
-import { findLink, listLinks } from './repo.js'
-import { idParams, LIST_PARAMS, listQuery, type ListQuery } from './schemas.js'
+import { listLinks, targetCounts } from './repo.js'
+import { idParams, LIST_PARAMS, listQuery, readLinkBody, type ListQuery } from './schemas.js'
 
 /**
  * Link interface v1: another door to the same links, accounts and keys (DECISIONS §8). Bodies
@@ -20,12 +24,12 @@ const v1Links: FastifyPluginAsync = async (app) => {
   const r = app.withTypeProvider<ZodTypeProvider>()
   const { config, db } = app
 
-  const one = async (userId: number, id: number) => {
-    const link = await findLink(db, userId, id)
+  const owned = async (user: AuthUser, id: number) => {
+    const link = await findOwnedLink(db, user.id, id)
     if (!link) throw notFound('Link not found.')
-    const [data] = await presentV1Links(db, config, [link])
-    return data
+    return link
   }
+  const present = async (link: Link) => (await presentV1Links(db, config, [link]))[0]
 
   // GET /api/v1/links – the caller's links, filtered, sorted and paginated (Laravel's shape)
   r.get('/api/v1/links', { schema: { querystring: listQuery } }, async (req) => {
@@ -61,9 +65,55 @@ const v1Links: FastifyPluginAsync = async (app) => {
   // GET /api/v1/links/:id – one of the caller's links
   r.get('/api/v1/links/:id', { schema: { params: idParams } }, async (req) => ({
     error: 0,
-    data: await one(req.user.id, req.params.id),
+    data: await present(await owned(req.user, req.params.id)),
     status: 200,
   }))
+
+  // POST /api/v1/links – create a link through the one link write service
+  r.post('/api/v1/links', async (req, reply) => {
+    const { input, names } = readLinkBody(req.body, 'create')
+    input.disabled ??= false
+    input.privacy ??= 0
+    requirePrivacyPassword(input, names, null)
+    const link = await createLink(app, req.user, input).catch((err) => {
+      throw renameServiceError(err, names)
+    })
+    return reply.code(201).send({ error: 0, data: await present(link), status: 201 })
+  })
+
+  // PUT /api/v1/links/:id – change the fields sent, keep the others (no domain)
+  r.put('/api/v1/links/:id', { schema: { params: idParams } }, async (req) => {
+    // another account's link is a 404 before its body is even read
+    const current = await owned(req.user, req.params.id)
+    const { input, names } = readLinkBody(req.body, 'update', {
+      expiresAt: current.expiresAt,
+      targetCounts: await targetCounts(db, current.id),
+    })
+    requirePrivacyPassword(input, names, current)
+    const link = await updateLink(app, req.user, current.id, input).catch((err) => {
+      throw renameServiceError(err, names)
+    })
+    return { error: 0, data: await present(link), status: 200 }
+  })
+
+  // DELETE /api/v1/links/:id (the original product's path) and DELETE /links/:id/destroy (SPEC.md's)
+  for (const path of ['/api/v1/links/:id', '/links/:id/destroy']) {
+    r.delete(path, { schema: { params: idParams } }, async (req) => {
+      if (!(await deleteLink(app, req.user, req.params.id))) throw notFound('Link not found.')
+      return { error: 0, id: req.params.id, object: 'link', deleted: true, message: 'Link has been deleted.', status: 200 }
+    })
+  }
+}
+
+/** Privacy 2 protects the statistics page with `privacy_password`: one must be set. */
+function requirePrivacyPassword(input: LinkInput, names: Record<string, string>, current: Link | null) {
+  if (input.privacy === undefined && input.privacyPassword === undefined) return
+  const privacy = input.privacy ?? current?.privacy ?? 0
+  const hasPassword = input.privacyPassword !== undefined ? input.privacyPassword !== null : Boolean(current?.privacyPasswordHash)
+  if (privacy !== 2 || hasPassword) return
+  const as = names.privacyPassword ?? 'privacy_password'
+  const message = `${as} is required when privacy is 2 (password).`
+  throw new ApiError(422, message, { [as]: [message] })
 }
 export default v1Links
 

@@ -1,12 +1,9 @@
 import type { Config } from '../../config.js'
 import type { Db } from '../../db/client.js'
 import { toTimestamp } from '../../http/format.js'
+import { shortUrlOf } from '../links/present.js'
 import { loadRelated, type LinkRow, type Related } from './repo.js'
 
-// Placeholder until links/present.ts lands; replaced by its shortUrlOf.
-function shortUrlOf(config: Config, link: { alias: string }, domain: { domain: string } | null): string {
-  return `${domain ? domain.domain : config.publicUrl}/${link.alias}`
-}
 
 type Target = { key: string; value: string }
 

@@ -64,15 +64,6 @@ export async function listLinks(db: Db, userId: number, q: ListQuery, now = new 
   return { rows, total: Number(n) }
 }
 
-/** One of the caller's links, or null (another account's link is no link at all). */
-export async function findLink(db: Db, userId: number, id: number): Promise<LinkRow | null> {
-  const [row] = await db
-    .select()
-    .from(links)
-    .where(and(eq(links.id, id), eq(links.userId, userId)))
-  return row ?? null
-}
-
 export interface Related {
   targets: Map<number, (typeof linkTargets.$inferSelect)[]>
   pixels: Map<number, { id: number; name: string; type: string }[]>

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { ApiError } from '../../http/errors.js'
-import { isBlank, pathId, text, urlField } from '../../http/fields.js'
+import { isBlank, pathId, text } from '../../http/fields.js'
+import { checkUrl } from '../../lib/url.js'
 import { normalizeCountry, normalizeLanguage } from '../../lib/targets.js'
 import { aliasProblem } from '../links/aliases.js'
 import type { LinkInput, TargetInput } from '../links/model.js'
@@ -86,6 +87,15 @@ const intValue = (name: string, min: number, max: number, hint?: string) =>
       .transform(Number)
       .pipe(z.number().min(min, `${name} must be ${hint ?? `at least ${min}`}.`).max(max, `${name} must be ${hint ?? `at most ${max}`}.`)),
   )
+
+/** The one URL rule (lib/url.ts), worded "field: what is wrong". */
+const urlField = (name: string) =>
+  z.string().transform((v, ctx) => {
+    const r = checkUrl(v)
+    if (r.ok) return r.url
+    ctx.addIssue({ code: 'custom', message: `${name}: ${r.message}` })
+    return z.NEVER
+  })
 
 const TRUE = new Set<unknown>([true, 1, '1', 'true'])
 const FALSE = new Set<unknown>([false, 0, '0', 'false'])
