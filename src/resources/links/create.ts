@@ -22,7 +22,7 @@ import {
 } from '../../db/schema/index.js'
 import type { AuthUser } from '../../http/auth.js'
 import { requireFeature } from '../../http/auth.js'
-import { ApiError, badRequest, conflict, forbidden, isUniqueViolation, notFound } from '../../http/errors.js'
+import { badRequest, conflict, forbidden, isUniqueViolation, notFound } from '../../http/errors.js'
 import { toTimestamp } from '../../http/format.js'
 import { hashPassword } from '../../lib/passwords.js'
 import { normalizeCountry, normalizeDevice, normalizeLanguage } from '../../lib/targets.js'
@@ -425,10 +425,8 @@ function aliasTaken(err: unknown): boolean {
 const takenError = (alias: string) => conflict(`custom: "${alias}" is already taken on that domain; choose another alias.`, 'custom')
 
 async function invalidate(app: FastifyInstance, linkId: number) {
-  const cache = (app as unknown as { linkCache?: { invalidate(id: number): Promise<void> } }).linkCache
-  if (!cache) return
   // the write has committed; a failed broadcast must not turn it into an error (entries expire anyway)
-  await cache.invalidate(linkId).catch((err: unknown) => app.log.warn({ err, linkId }, 'link cache invalidation failed'))
+  await app.linkCache.invalidate(linkId).catch((err: unknown) => app.log.warn({ err, linkId }, 'link cache invalidation failed'))
 }
 
 // ---------------------------------------------------------------- the service
@@ -443,6 +441,7 @@ export async function createLink(app: FastifyInstance, user: AuthUser, rawInput:
     input.password ? hashPassword(input.password) : null,
     input.privacyPassword ? hashPassword(input.privacyPassword) : null,
   ])
+  if (input.privacy === PRIVACY.password && !privacyPasswordHash) throw bad('privacy_password', 'is required when the statistics page is password-protected.')
 
   return app.db.transaction(async (tx) => {
     const domainId = (await resolveDomain(app, tx, user, input)) ?? null
@@ -578,6 +577,10 @@ export async function updateLink(app: FastifyInstance, user: AuthUser, id: numbe
       if (input.expirationUrl !== undefined) changes.expirationUrl = input.expirationUrl
       if (input.expirationClicks !== undefined) changes.expirationClicks = input.expirationClicks
       if (input.privacy !== undefined) changes.privacy = input.privacy
+      const privacyHash = privacyPasswordHash !== undefined ? privacyPasswordHash : current.privacyPasswordHash
+      if ((changes.privacy ?? current.privacy) === PRIVACY.password && !privacyHash) {
+        throw bad('privacy_password', 'is required when the statistics page is password-protected.')
+      }
       if (input.disabled !== undefined) changes.disabled = input.disabled
       if (input.metaImage !== undefined) changes.metaImage = input.metaImage
       if (input.deepLink !== undefined) changes.deepLink = deepLinkOf(input.deepLink, url)
