@@ -26,6 +26,7 @@ import pages from './resources/pages/index.js'
 import v1Links from './resources/v1-links/index.js'
 import dashboard from './dashboard/index.js'
 import redirect from './redirect/index.js'
+import qrPublic from './resources/qr/public.js'
 import { createClickRecorder } from './clicks/recorder.js'
 import { startRetentionJob } from './clicks/retention.js'
 import { LinkCache } from './redirect/lookup.js'
@@ -126,6 +127,7 @@ export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promis
   await app.register(dashboard)
   await app.register(campaignPages)
   await app.register(overlayResponses)
+  await app.register(qrPublic) // /qr/:alias, /q/:alias, /:alias/qr – before the redirect's /:alias
   await app.register(redirect) // last: it owns /:alias and friends
 
   await bootstrapAdmin(app)
