@@ -24,6 +24,9 @@ const MAX_TEXT = 4096
 // ---------------------------------------------------------------------------------------------
 // Pieces
 
+/** checkUrl's message after a field name: "data must …", or "data is refused: the javascript: scheme …". */
+const urlMessage = (field: string, message: string) => (/^the /.test(message) ? `${field} is refused: ${message}` : `${field} ${message}`)
+
 /** Percent-encodes everything outside printable ASCII, so a target is always a valid Location header. */
 export function asciiUri(uri: string): string {
   return uri.replace(/[^\x21-\x7e]+/g, (s) => encodeURIComponent(s))
@@ -138,7 +141,7 @@ const siteUrl = (field: string) =>
     const s = v.trim()
     const r = checkUrl(/^[a-z][a-z0-9+.-]*:/i.test(s) ? s : `https://${s}`, { httpOnly: true })
     if (r.ok) return r.parsed ? r.parsed.href : r.url
-    ctx.addIssue({ code: 'custom', message: `${field} ${r.message}` })
+    ctx.addIssue({ code: 'custom', message: urlMessage(field, r.message) })
     return z.NEVER
   })
 
@@ -240,7 +243,7 @@ const SHAPES: Record<QrType, z.ZodType<Parsed>> = {
     .transform((v, ctx) => {
       const r = checkUrl(v)
       if (!r.ok) {
-        ctx.addIssue({ code: 'custom', message: `data ${r.message}` })
+        ctx.addIssue({ code: 'custom', message: urlMessage('data', r.message) })
         return z.NEVER
       }
       return { data: r.url, target: r.parsed ? r.parsed.href : asciiUri(r.url), content: null }
