@@ -1,5 +1,250 @@
-import type { FastifyPluginAsync } from 'fastify'
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import formbody from '@fastify/formbody'
+import { and, eq, gt, isNull, or, sql } from 'drizzle-orm'
+import { campaigns, links } from '../db/schema/index.js'
+import { linkStats } from '../clicks/stats.js'
+import { countryOf } from '../clicks/geo.js'
+import { toTimestamp } from '../http/format.js'
+import { notFoundPage } from '../lib/html.js'
+import { verifyPassword } from '../lib/passwords.js'
+import { Throttle } from '../lib/throttle.js'
+import { MINUTE } from '../lib/time.js'
+import { liveClicks, type ServeDomain, type ServeLink } from './lookup.js'
+import { isActive, resolve, safeUrl, withParameters } from './resolve.js'
+import { redirectTo, sendDestination } from './respond.js'
+import { hasUnlock, setUnlock, type UnlockKind } from './unlock.js'
+import { MAX_REFERRER, visitorFromRequest, type Visitor } from './visitor.js'
+import { expiredPage, homePage, passwordForm } from './pages/forms.js'
+import { statsPage } from './pages/stats.js'
+import { crawlerPage } from './pages/visit.js'
 
-// The short-link handler (GET /:alias and friends) is added by the links issue.
-const redirect: FastifyPluginAsync = async () => {}
+/** Stored aliases are [A-Za-z0-9_-]; anything with other characters can only be a miss. */
+const ALIAS = /^[A-Za-z0-9_-]{1,128}$/
+const SLUG = /^[A-Za-z0-9_.-]{1,128}$/
+const MAX_PASSWORD = 1024
+const PASSWORD_WINDOW = 15 * MINUTE
+
+/** The visitor's raw query string, exactly as sent (forwarded without re-encoding). */
+function rawQuery(req: FastifyRequest): string {
+  const url = req.raw.url ?? ''
+  const i = url.indexOf('?')
+  return i >= 0 ? url.slice(i + 1) : ''
+}
+
+/** The path and query the visitor asked for: where a password form posts back to. */
+function selfPath(req: FastifyRequest): string {
+  return safeUrl(req.raw.url ?? '/')
+}
+
+/** One string form field; repeated or structured values count as absent. */
+function formField(body: unknown, name: string): string | undefined {
+  if (!body || typeof body !== 'object') return undefined
+  const v = (body as Record<string, unknown>)[name]
+  return typeof v === 'string' ? v : undefined
+}
+
+interface VisitOptions {
+  source: 'link' | 'rotator'
+  /** the branded domain of the link (short URL of crawler pages) */
+  domain: ServeDomain | null
+  /** status of a `direct` answer: REDIRECT_STATUS for a link, 302 for the rotator */
+  directStatus: number
+  /** hidden fields of the password form (the rotator's link id) */
+  hidden?: Record<string, string>
+}
+
+const redirect: FastifyPluginAsync = async (app) => {
+  await app.register(formbody, { bodyLimit: 16 * 1024 })
+  const linkPasswords = new Throttle('link-password', 5, PASSWORD_WINDOW, app.redis)
+  const statsPasswords = new Throttle('stats-password', 5, PASSWORD_WINDOW, app.redis)
+  const cache = app.linkCache
+  const config = app.config
+
+  const shortUrlOf = (domain: { origin: string } | null, alias: string) => `${domain ? domain.origin : config.publicUrl}/${alias}`
+
+  /** Off the response path: a synchronous push. HEAD is never counted; bots are bot hits. */
+  function record(req: FastifyRequest, link: ServeLink, visitor: Visitor, source: VisitOptions['source'], rotation?: number) {
+    if (req.method === 'HEAD') return
+    const human = !visitor.isBot
+    app.clicks.record({ linkId: link.id, userId: link.userId, source, visitor, rotation: human ? rotation : undefined })
+    if (human) {
+      cache.countClick(link.id)
+      if (rotation !== undefined) link.lastRotation = rotation
+    }
+  }
+
+  /**
+   * Checks a posted password for a link or its statistics: throttled per IP and link before
+   * argon2 runs (5 wrong answers per 15 minutes, then 429). Returns true when it was right (the
+   * cookie is set); otherwise the reply has been sent.
+   */
+  async function checkPassword(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    kind: UnlockKind,
+    linkId: number,
+    hash: string,
+    hidden: Record<string, string> | undefined,
+  ): Promise<boolean> {
+    const throttle = kind === 'link' ? linkPasswords : statsPasswords
+    const key = `${req.ip}|${linkId}`
+    const form = { action: selfPath(req), purpose: kind, hidden }
+    if (await throttle.blocked(key)) {
+      reply.header('retry-after', Math.ceil(PASSWORD_WINDOW / 1000))
+      await passwordForm(reply, 429, { ...form, error: 'Too many wrong passwords. Try again in 15 minutes.' })
+      return false
+    }
+    const answer = formField(req.body, 'password') ?? ''
+    const right = answer !== '' && answer.length <= MAX_PASSWORD && (await verifyPassword(hash, answer))
+    if (!right) {
+      await throttle.fail(key)
+      await passwordForm(reply, 401, { ...form, error: 'That password is not right.' })
+      return false
+    }
+    await throttle.reset(key)
+    setUnlock(reply, req, app.keys.cookie, kind, linkId, hash, Date.now())
+    return true
+  }
+
+  /** DECISIONS §5 steps 3 to 8 for a found link. */
+  async function serve(req: FastifyRequest, reply: FastifyReply, link: ServeLink, o: VisitOptions) {
+    const now = Date.now()
+    const visitor = visitorFromRequest(req)
+    const posted = req.method === 'POST'
+    if (posted) {
+      // the Referer of a form post is the form itself; the form carried the original one
+      visitor.referrer = (formField(req.body, 'ref') ?? '').slice(0, MAX_REFERRER)
+    }
+    const ctx = {
+      device: visitor.device,
+      country: link.targets.geo.length > 0 ? countryOf(visitor.ip) : null,
+      language: visitor.language,
+      isCrawler: visitor.isCrawler,
+      query: rawQuery(req),
+      unlocked: link.passwordHash ? hasUnlock(req, app.keys.cookie, 'link', link.id, link.passwordHash, now) : false,
+      clicks: liveClicks(link),
+    }
+    let outcome = resolve(link, ctx, now)
+    if (outcome.kind === 'password') {
+      const hidden = { ...o.hidden, ...(posted ? {} : visitor.referrer ? { ref: visitor.referrer } : {}) }
+      if (!posted) return passwordForm(reply, 200, { action: selfPath(req), purpose: 'link', hidden })
+      const keepRef = formField(req.body, 'ref')
+      if (!(await checkPassword(req, reply, 'link', link.id, link.passwordHash!, { ...o.hidden, ...(keepRef ? { ref: keepRef } : {}) }))) return reply
+      outcome = resolve(link, { ...ctx, unlocked: true, clicks: liveClicks(link) }, Date.now())
+    }
+    switch (outcome.kind) {
+      case 'disabled':
+        return notFoundPage(reply)
+      case 'expired':
+        return outcome.url ? redirectTo(reply, 302, safeUrl(outcome.url)) : expiredPage(reply)
+      case 'password':
+        return passwordForm(reply, 200, { action: selfPath(req), purpose: 'link', hidden: o.hidden })
+      case 'crawler':
+        record(req, link, visitor, o.source)
+        return crawlerPage(reply, link, shortUrlOf(o.domain, link.alias), withParameters(link.url, '', link.parameters))
+      case 'go':
+        record(req, link, visitor, o.source, outcome.rotation)
+        return sendDestination(reply, link, outcome.url, shortUrlOf(o.domain, link.alias), o.directStatus)
+    }
+  }
+
+  /** `/<alias>`: DECISIONS §5 steps 1 and 2, then serve. */
+  async function visit(req: FastifyRequest<{ Params: { alias: string } }>, reply: FastifyReply) {
+    const alias = req.params.alias
+    if (alias.endsWith('+')) return statistics(req, reply, alias.slice(0, -1))
+    const domain = await cache.domainFor(req.host)
+    const link = ALIAS.test(alias) ? await cache.byAlias(domain?.id ?? null, alias) : null
+    if (!link) return domain?.redirect404 ? redirectTo(reply, 302, safeUrl(domain.redirect404)) : notFoundPage(reply)
+    return serve(req, reply, link, { source: 'link', domain, directStatus: config.redirect.status })
+  }
+
+  /**
+   * `/<alias>+`: public links show their statistics, privacy 2 asks for the stats password, and
+   * private and missing links get the same 404 page. Read from the database (not the cache), so
+   * "private" and "missing" cost the same query.
+   */
+  async function statistics(req: FastifyRequest, reply: FastifyReply, alias: string) {
+    const domain = await cache.domainFor(req.host)
+    if (!ALIAS.test(alias)) return notFoundPage(reply)
+    const [row] = await app.db
+      .select({
+        id: links.id,
+        alias: links.alias,
+        url: links.url,
+        title: links.title,
+        privacy: links.privacy,
+        hash: links.privacyPasswordHash,
+        createdAt: links.createdAt,
+      })
+      .from(links)
+      .where(sql`coalesce(${links.domainId}, 0) = ${domain?.id ?? 0} and ${links.alias} = ${alias}`)
+    const open = row && (row.privacy === 0 || (row.privacy === 2 && row.hash))
+    if (!row || !open) return notFoundPage(reply)
+    if (row.privacy === 2) {
+      const unlocked = hasUnlock(req, app.keys.cookie, 'stats', row.id, row.hash!, Date.now())
+      if (!unlocked) {
+        if (req.method !== 'POST') return passwordForm(reply, 200, { action: selfPath(req), purpose: 'stats' })
+        if (!(await checkPassword(req, reply, 'stats', row.id, row.hash!, undefined))) return reply
+      }
+    }
+    const stats = await linkStats(app.db, row.id)
+    return statsPage(
+      reply,
+      { alias: row.alias, url: row.url, title: row.title, shortUrl: shortUrlOf(domain, row.alias), created: toTimestamp(row.createdAt) },
+      stats,
+    )
+  }
+
+  /** `/r/<slug>`: a random active link of the campaign, answered and counted as a visit of it. */
+  async function rotator(req: FastifyRequest<{ Params: { slug: string } }>, reply: FastifyReply) {
+    const slug = req.params.slug
+    if (!SLUG.test(slug)) return notFoundPage(reply)
+    const now = new Date()
+    const [campaign] = await app.db.select({ id: campaigns.id }).from(campaigns).where(eq(campaigns.slug, slug))
+    if (!campaign) return notFoundPage(reply)
+
+    let candidates: number[]
+    const posted = req.method === 'POST' ? formField(req.body, 'link') : undefined
+    if (posted !== undefined) {
+      // the password form of a rotator visit names the link it was shown for
+      candidates = /^\d{1,10}$/.test(posted) ? [Number(posted)] : []
+    } else {
+      const rows = await app.db
+        .select({ id: links.id })
+        .from(links)
+        .where(and(eq(links.campaignId, campaign.id), eq(links.disabled, false), or(isNull(links.expiresAt), gt(links.expiresAt, now))))
+      candidates = rows.map((r) => r.id)
+      for (let i = candidates.length - 1; i > 0; i--) {
+        const j = Math.floor(Math.random() * (i + 1))
+        ;[candidates[i], candidates[j]] = [candidates[j], candidates[i]]
+      }
+    }
+    for (const id of candidates) {
+      const link = await cache.byId(id)
+      if (!link || link.campaignId !== campaign.id || !isActive(link, liveClicks(link), now.getTime())) continue
+      const domain = link.domainId ? await cache.domainById(link.domainId) : null
+      return serve(req, reply, link, { source: 'rotator', domain, directStatus: 302, hidden: { link: String(link.id) } })
+    }
+    return notFoundPage(reply)
+  }
+
+  // GET / – a branded domain's root goes to its redirectroot; otherwise the home page
+  app.get('/', async (req, reply) => {
+    const domain = await cache.domainFor(req.host)
+    if (domain?.redirectRoot) return redirectTo(reply, 302, safeUrl(domain.redirectRoot))
+    return homePage(reply, config.publicUrl)
+  })
+
+  // GET|HEAD /:alias – visit a short link (or /:alias+, its statistics page)
+  app.get<{ Params: { alias: string } }>('/:alias', visit)
+
+  // POST /:alias – the password form of a link (or of its statistics page)
+  app.post<{ Params: { alias: string } }>('/:alias', visit)
+
+  // GET|HEAD /r/:slug – campaign rotator
+  app.get<{ Params: { slug: string } }>('/r/:slug', rotator)
+
+  // POST /r/:slug – the password form of the link a rotator visit landed on
+  app.post<{ Params: { slug: string } }>('/r/:slug', rotator)
+}
 export default redirect

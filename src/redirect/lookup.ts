@@ -56,6 +56,8 @@ export interface ServeLink {
 
 export interface ServeDomain {
   id: number
+  /** scheme + host, as short URLs on it start */
+  origin: string
   host: string
   redirectRoot: string | null
   redirect404: string | null
@@ -172,10 +174,20 @@ export class LinkCache {
     if (cached !== undefined) return cached || null
     const generation = this.generation
     const [row] = await this.o.db
-      .select({ id: domains.id, host: domains.host, redirectRoot: domains.redirectRoot, redirect404: domains.redirect404 })
+      .select({ id: domains.id, origin: domains.domain, host: domains.host, redirectRoot: domains.redirectRoot, redirect404: domains.redirect404 })
       .from(domains)
       .where(eq(domains.host, h))
     if (generation === this.generation) this.hosts.set(h, row ?? false, row ? undefined : { ttl: UNKNOWN_HOST_TTL })
+    return row ?? null
+  }
+
+  /** A branded domain by id (the short URL of a link reached through the rotator). */
+  async domainById(id: number): Promise<ServeDomain | null> {
+    for (const d of this.hosts.values()) if (d && d.id === id) return d
+    const [row] = await this.o.db
+      .select({ id: domains.id, origin: domains.domain, host: domains.host, redirectRoot: domains.redirectRoot, redirect404: domains.redirect404 })
+      .from(domains)
+      .where(eq(domains.id, id))
     return row ?? null
   }
 

@@ -1,0 +1,43 @@
+import type { FastifyReply } from 'fastify'
+import { html, sendPage, type Raw } from '../../lib/html.js'
+import type { LinkStats, Top } from '../../clicks/stats.js'
+
+export interface StatsPageLink {
+  alias: string
+  url: string
+  title: string | null
+  shortUrl: string
+  created: string
+}
+
+function table(heading: string, top: Top, id: string): Raw {
+  const rows = top === 0 ? [] : Object.entries(top)
+  return html`<section id="${id}"><h2>${heading}</h2>${
+    rows.length
+      ? html`<table><thead><tr><th>${heading.replace(/^Top /, '')}</th><th>Clicks</th></tr></thead><tbody>${rows.map(
+          ([label, n]) => html`<tr><td>${label}</td><td>${n}</td></tr>`,
+        )}</tbody></table>`
+      : html`<p class="muted">No data yet.</p>`
+  }</section>`
+}
+
+/** The public statistics page `/<alias>+`: the same figures as `GET /api/url/:id`. */
+export function statsPage(reply: FastifyReply, link: StatsPageLink, s: LinkStats) {
+  return sendPage(reply, 200, {
+    title: `Statistics · ${link.shortUrl}`,
+    body: html`<main><h1>Statistics</h1>
+<p><strong>${link.title || link.shortUrl}</strong><br><span class="muted">${link.shortUrl} → ${link.url}</span><br><span class="muted">Created ${link.created} UTC</span></p>
+<table id="totals"><tbody>
+<tr><th>Clicks</th><td id="clicks">${s.clicks}</td></tr>
+<tr><th>Unique clicks</th><td id="unique-clicks">${s.uniqueClicks}</td></tr>
+<tr><th>Facebook</th><td>${s.socialCount.facebook}</td></tr>
+<tr><th>Twitter / X</th><td>${s.socialCount.twitter}</td></tr>
+<tr><th>Google</th><td>${s.socialCount.google}</td></tr>
+</tbody></table>
+${table('Top countries', s.topCountries, 'countries')}
+${table('Top referrers', s.topReferrers, 'referrers')}
+${table('Top browsers', s.topBrowsers, 'browsers')}
+${table('Top operating systems', s.topOs, 'os')}
+</main>`.value,
+  })
+}
