@@ -150,6 +150,15 @@ describe('pixels', () => {
       await addPixel(u, { type: 'fbpixel', name: 'p6', tag: '6000' })
     })
 
+    it('concurrent adds cannot overrun the count', async () => {
+      const u = await t.makeUser({ plan: 'free' })
+      const results = await Promise.all(
+        Array.from({ length: 8 }, (_, n) => u.api.post('/api/pixel/add', { type: 'bing', name: `race${n}`, tag: `${n}9` })),
+      )
+      expect(results.map((r) => r.statusCode).sort()).toEqual([200, 200, 200, 200, 200, 403, 403, 403])
+      expect((await u.api.get('/api/pixels')).json().data.result).toBe(5)
+    })
+
     it('a plan with "pixels" off refuses (403) but still lists', async () => {
       const u = await userOnPlan({ pixels: { enabled: '0', count: '5' } })
       await t.app.db.insert(pixels).values({ userId: u.user.id, type: 'bing', name: 'old', tag: '1' })
