@@ -1,0 +1,191 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { eq } from 'drizzle-orm'
+import { sessions, users } from '../../src/db/schema/index.js'
+import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { cookieFrom } from '../helpers/foundation.js'
+
+describe('dashboard, login and logout', () => {
+  let t: TestApp
+  let admin: TestUser
+  beforeAll(async () => {
+    t = await testApp()
+    admin = await t.makeUser({ admin: true })
+  })
+  afterAll(() => t.close())
+
+  const inject = (method: 'GET' | 'POST', url: string, opts: { cookie?: string; form?: Record<string, string>; ip?: string } = {}) =>
+    t.app.inject({
+      method,
+      url,
+      headers: {
+        ...(opts.cookie ? { cookie: opts.cookie } : {}),
+        ...(opts.form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+      },
+      payload: opts.form ? new URLSearchParams(opts.form).toString() : undefined,
+      ...(opts.ip ? { remoteAddress: opts.ip } : {}),
+    })
+
+  async function signIn(u: TestUser): Promise<string> {
+    const url = new URL((await admin.api.get(`/api/user/login/${u.user.id}`)).json().url)
+    const res = await inject('GET', url.pathname)
+    expect(res.statusCode).toBe(302)
+    return cookieFrom(res.headers['set-cookie'])
+  }
+
+  function expectPage(res: { statusCode: number; headers: Record<string, unknown> }, status: number) {
+    expect(res.statusCode).toBe(status)
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8')
+    const csp = String(res.headers['content-security-policy'])
+    expect(csp).toContain("default-src 'none'")
+    expect(csp).toContain("script-src 'none'")
+    expect(csp).toContain("form-action 'self'")
+    expect(res.headers['x-content-type-options']).toBe('nosniff')
+    expect(res.headers['cache-control']).toBe('private, no-store')
+  }
+
+  describe('GET /dashboard', () => {
+    it('without a session sends the visitor to /login', async () => {
+      const res = await inject('GET', '/dashboard')
+      expect(res.statusCode).toBe(302)
+      expect(res.headers.location).toBe('/login')
+      const forged = await inject('GET', '/dashboard', { cookie: `kurz_session=${'A'.repeat(43)}` })
+      expect(forged.headers.location).toBe('/login')
+    })
+
+    it('shows the username, email, plan, status and API key', async () => {
+      const u = await t.makeUser({ plan: 'pro', username: 'dash.user' })
+      const res = await inject('GET', '/dashboard', { cookie: await signIn(u) })
+      expectPage(res, 200)
+      expect(res.body).toContain('<strong id="username">dash.user</strong>')
+      expect(res.body).toContain(`<span id="email">${u.user.email}</span>`)
+      expect(res.body).toContain('<td id="plan">Pro</td>')
+      expect(res.body).toContain('<td id="status">pro</td>')
+      expect(res.body).toContain(`<code id="apikey">${u.key}</code>`)
+    })
+
+    it('escapes every value it shows', async () => {
+      const hostilePlan = `<script>alert("x")</script> & 'Gold' <img src=x onerror=alert(1)>`
+      const plan = await admin.api.post('/api/plan/add', { name: hostilePlan, free: false, limits: { api: { enabled: true } } })
+      expect(plan.statusCode).toBe(200)
+      const u = await t.makeUser({ email: `o'brien+tag${Date.now()}@example.com` })
+      await admin.api.put(`/api/plan/${plan.json().id}/user/${u.user.id}`, { type: 'lifetime' })
+      const res = await inject('GET', '/dashboard', { cookie: await signIn(u) })
+      expectPage(res, 200)
+      expect(res.body).not.toContain('<script>alert')
+      expect(res.body).not.toContain('<img src=x')
+      expect(res.body).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;Gold&#39; &lt;img src=x onerror=alert(1)&gt;')
+      expect(res.body).toContain(`o&#39;brien+tag`)
+      expect(res.body).not.toContain(`o'brien`)
+    })
+
+    it('shows the free plan once a subscription has passed', async () => {
+      const u = await t.makeUser({ plan: 'pro' })
+      const cookie = await signIn(u)
+      await t.app.db.update(users).set({ planExpires: new Date(Date.now() - 1000) }).where(eq(users.id, u.user.id))
+      const res = await inject('GET', '/dashboard', { cookie })
+      expect(res.body).toContain('<td id="plan">Free</td>')
+      expect(res.body).toContain('<td id="status">free</td>')
+    })
+
+    it('an expired session sends the visitor to /login', async () => {
+      const u = await t.makeUser()
+      const cookie = await signIn(u)
+      await t.app.db.update(sessions).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(sessions.userId, u.user.id))
+      expect((await inject('GET', '/dashboard', { cookie })).headers.location).toBe('/login')
+    })
+  })
+
+  describe('/login', () => {
+    it('GET shows the sign-in form', async () => {
+      const res = await inject('GET', '/login')
+      expectPage(res, 200)
+      expect(res.body).toContain('<form method="post" action="/login">')
+      expect(res.body).toContain('name="email"')
+      expect(res.body).toContain('name="password"')
+    })
+
+    it('POST with the right email (any case) and password: session cookie and 302 to /dashboard', async () => {
+      const u = await t.makeUser({ password: 'correct horse' })
+      const res = await inject('POST', '/login', { form: { email: u.user.email.toUpperCase(), password: 'correct horse' } })
+      expect(res.statusCode).toBe(302)
+      expect(res.headers.location).toBe('/dashboard')
+      const cookie = String(res.headers['set-cookie'])
+      expect(cookie).toMatch(/HttpOnly/)
+      expect(cookie).toMatch(/SameSite=Lax/)
+      const dash = await inject('GET', '/dashboard', { cookie: cookieFrom(res.headers['set-cookie']) })
+      expect(dash.statusCode).toBe(200)
+      expect(dash.body).toContain(u.user.username)
+    })
+
+    it.each([
+      ['a wrong password', (u: TestUser) => ({ email: u.user.email, password: 'wrong password' })],
+      ['an unknown email', () => ({ email: 'nobody@example.com', password: 'whatever' })],
+      ['empty fields', () => ({ email: '', password: '' })],
+    ])('POST with %s: 401 and the form again, no cookie', async (_name, form) => {
+      const u = await t.makeUser({ password: 'correct horse' })
+      const res = await inject('POST', '/login', { form: form(u), ip: '192.0.2.99' })
+      expectPage(res, 401)
+      expect(res.body).toContain('Email or password is wrong.')
+      expect(res.headers['set-cookie']).toBeUndefined()
+    })
+
+    it('after 5 failures per IP and email, the 6th attempt is a 429 even with the right password', async () => {
+      const u = await t.makeUser({ password: 'correct horse' })
+      const ip = '198.51.100.23'
+      for (let i = 0; i < 5; i++) {
+        expect((await inject('POST', '/login', { form: { email: u.user.email, password: `guess ${i}` }, ip })).statusCode).toBe(401)
+      }
+      const blocked = await inject('POST', '/login', { form: { email: u.user.email, password: 'correct horse' }, ip })
+      expectPage(blocked, 429)
+      expect(blocked.headers['retry-after']).toBe('900')
+      expect(blocked.headers['set-cookie']).toBeUndefined()
+      // another IP, or another email from this IP, is not blocked
+      expect((await inject('POST', '/login', { form: { email: u.user.email, password: 'correct horse' }, ip: '198.51.100.24' })).statusCode).toBe(302)
+      const v = await t.makeUser({ password: 'other pass' })
+      expect((await inject('POST', '/login', { form: { email: v.user.email, password: 'other pass' }, ip })).statusCode).toBe(302)
+    })
+
+    it('a success clears the failure count', async () => {
+      const u = await t.makeUser({ password: 'correct horse' })
+      const ip = '198.51.100.50'
+      for (let i = 0; i < 4; i++) await inject('POST', '/login', { form: { email: u.user.email, password: 'nope' }, ip })
+      expect((await inject('POST', '/login', { form: { email: u.user.email, password: 'correct horse' }, ip })).statusCode).toBe(302)
+      for (let i = 0; i < 4; i++) await inject('POST', '/login', { form: { email: u.user.email, password: 'nope' }, ip })
+      expect((await inject('POST', '/login', { form: { email: u.user.email, password: 'correct horse' }, ip })).statusCode).toBe(302)
+    })
+
+    it('takes a JSON body too', async () => {
+      const u = await t.makeUser({ password: 'json pass' })
+      const res = await t.app.inject({ method: 'POST', url: '/login', payload: { email: u.user.email, password: 'json pass' } })
+      expect(res.statusCode).toBe(302)
+    })
+  })
+
+  describe('/logout', () => {
+    it('GET shows a sign-out button and keeps the session', async () => {
+      const u = await t.makeUser()
+      const cookie = await signIn(u)
+      const res = await inject('GET', '/logout', { cookie })
+      expectPage(res, 200)
+      expect(res.body).toContain('<form method="post" action="/logout">')
+      expect((await inject('GET', '/dashboard', { cookie })).statusCode).toBe(200)
+    })
+
+    it('POST ends the session: cookie cleared, row deleted, /dashboard sends to /login', async () => {
+      const u = await t.makeUser()
+      const cookie = await signIn(u)
+      const res = await inject('POST', '/logout', { cookie })
+      expect(res.statusCode).toBe(302)
+      expect(res.headers.location).toBe('/login')
+      expect(String(res.headers['set-cookie'])).toMatch(/^kurz_session=;.*Expires=Thu, 01 Jan 1970/)
+      expect(await t.app.db.select().from(sessions).where(eq(sessions.userId, u.user.id))).toEqual([])
+      expect((await inject('GET', '/dashboard', { cookie })).headers.location).toBe('/login')
+    })
+
+    it('POST without a session just goes to /login', async () => {
+      const res = await inject('POST', '/logout')
+      expect(res.statusCode).toBe(302)
+      expect(res.headers.location).toBe('/login')
+    })
+  })
+})
