@@ -18,7 +18,7 @@ export const ALIAS_PATTERN = /^[A-Za-z0-9_-]{3,64}$/
 export function aliasProblem(alias: string, field = 'custom'): string | null {
   if (alias.endsWith('+')) return `${field}: an alias cannot end with "+" (that path is the link's statistics page).`
   if (RESERVED.has(alias.toLowerCase())) return `${field}: "${alias}" is reserved by the service; choose another alias.`
-  if (!ALIAS_PATTERN.test(alias)) return `${field} must be 3 to 64 letters, digits, dashes or underscores.`
+  if (!ALIAS_PATTERN.test(alias)) return `${field}: must be 3 to 64 letters, digits, dashes or underscores.`
   return null
 }
 
