@@ -29,12 +29,12 @@ const colour = (field: string) =>
     return z.NEVER
   })
 
-// a data: URL of 256 KiB is about 350,000 characters of base64
-const logo = z.string({ message: 'logo must be a string: an https:// URL or a data: URL of a PNG or JPEG image.' }).max(400_000, 'logo must be at most 256 KiB.')
+// a data: URL of 256 KiB is about 350,000 characters of base64; loadLogo checks the decoded size
+const logo = z.string({ message: 'logo must be a string: an https:// URL or a data: URL of a PNG or JPEG image.' }).max(600_000, 'logo must be at most 256 KiB.')
 
 const createBody = z.object({
   type,
-  data: z.unknown(),
+  data: z.unknown().optional(),
   background: optional(colour('background')),
   foreground: optional(colour('foreground')),
   logo: optional(logo),
@@ -43,7 +43,7 @@ const createBody = z.object({
 
 const updateBody = z.object({
   type: optional(type),
-  data: z.unknown(),
+  data: z.unknown().optional(),
   background: clearable(colour('background')),
   foreground: clearable(colour('foreground')),
   logo: clearable(logo),
