@@ -106,7 +106,7 @@ const qrPublic: FastifyPluginAsync = async (app) => {
     let size: number | undefined
     if (req.params.size !== undefined) {
       const n = parseSize(req.params.size)
-      if (n === null) throw badRequest(SIZE_MESSAGE, 'size')
+      if (n === null) throw badRequest(`size: ${SIZE_MESSAGE}`, 'size') // the same message as ?size=
       size = n
     }
     const alias = req.params.alias
