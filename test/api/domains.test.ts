@@ -319,3 +319,56 @@ describe('branded domains', () => {
     expectError(await t.api().post('/api/domain/add', { domain: 'https://nokey.example.com' }), 401)
   })
 })
+
+describe('branded domains: visits follow changes at once (redirect cache)', () => {
+  let t: TestApp
+  let u: TestUser
+  beforeAll(async () => {
+    t = await testApp()
+    u = await t.makeUser({ plan: 'pro' })
+  })
+  afterAll(() => t.close())
+
+  const visit = (host: string, path: string) => t.app.inject({ method: 'GET', url: path, headers: { host } })
+  const shorten = async (body: Record<string, unknown>) => {
+    const res = await u.api.post('/api/url/add', body)
+    expect(res.statusCode, res.body).toBe(200)
+    return res.json() as { id: number; shorturl: string }
+  }
+
+  it('a host first seen as unknown serves its links once it is added', async () => {
+    expect((await visit('go.visit.example', '/')).statusCode).toBe(200) // home page: not a branded domain yet
+    const res = await u.api.post('/api/domain/add', { domain: 'https://go.visit.example', redirectroot: 'https://example.com/root' })
+    expect(res.statusCode).toBe(200)
+    const root = await visit('go.visit.example', '/')
+    expect(root.statusCode).toBe(302)
+    expect(root.headers.location).toBe('https://example.com/root')
+  })
+
+  it('redirectroot and redirect404 changes apply to the next visit', async () => {
+    const id = (await u.api.post('/api/domain/add', { domain: 'https://r.visit.example', redirectroot: 'https://example.com/a', redirect404: 'https://example.com/404a' })).json().id
+    expect((await visit('r.visit.example', '/')).headers.location).toBe('https://example.com/a')
+    expect((await visit('r.visit.example', '/nothing-here')).headers.location).toBe('https://example.com/404a')
+    await u.api.put(`/api/domain/${id}/update`, { redirectroot: 'https://example.com/b', redirect404: '' })
+    expect((await visit('r.visit.example', '/')).headers.location).toBe('https://example.com/b')
+    expect((await visit('r.visit.example', '/nothing-here')).statusCode).toBe(404)
+  })
+
+  it('after a delete, the links answer on the default domain (renamed ones under their new alias)', async () => {
+    const id = (await u.api.post('/api/domain/add', { domain: 'https://d.visit.example' })).json().id
+    const branded = await shorten({ url: 'https://example.com/branded', domain: 'https://d.visit.example', custom: 'moving' })
+    const clash = await shorten({ url: 'https://example.com/clash-branded', domain: 'https://d.visit.example', custom: 'clashing' })
+    await shorten({ url: 'https://example.com/clash-default', custom: 'clashing' })
+    expect(branded.shorturl).toBe('https://d.visit.example/moving')
+    // warm the cache with the branded entries
+    expect((await visit('d.visit.example', '/moving')).headers.location).toBe('https://example.com/branded')
+    expect((await visit('d.visit.example', '/clashing')).headers.location).toBe('https://example.com/clash-branded')
+
+    expect((await u.api.del(`/api/domain/${id}/delete`)).statusCode).toBe(200)
+    expect((await visit('kurz.test', '/moving')).headers.location).toBe('https://example.com/branded')
+    expect((await visit('kurz.test', '/clashing')).headers.location).toBe('https://example.com/clash-default')
+    expect((await visit('kurz.test', '/clashing-2')).headers.location).toBe('https://example.com/clash-branded')
+    const read = await u.api.get(`/api/url/${clash.id}`)
+    expect(read.json().details.shorturl).toBe('http://kurz.test/clashing-2')
+  })
+})

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { html, notFoundPage, sendPage } from '../../lib/html.js'
-import { shortUrlFor } from '../channels/present.js'
+import { shortUrlOf } from '../links/present.js'
 import * as repo from './repo.js'
 
 const PER_PAGE = 100
@@ -21,7 +21,7 @@ const campaignPages: FastifyPluginAsync = async (app) => {
     const maxpage = Math.max(1, Math.ceil(total / PER_PAGE))
     const self = `/u/${encodeURIComponent(found.username)}/${found.campaign.id}`
     const items = rows.map(({ link, domain }) => {
-      const short = shortUrlFor(app.config, link.alias, domain)
+      const short = shortUrlOf(app.config, link, domain ? { domain } : null)
       // the long URL is never shown: the short link may be password-protected or targeted
       const title = link.title || link.metaTitle || short
       return html`<li><a href="${short}" rel="noopener">${title}</a><br><span class="muted">${short}</span></li>`

@@ -1,14 +1,10 @@
 import type { Config } from '../../config.js'
 import { toDay } from '../../http/format.js'
+import { shortUrlOf } from '../links/present.js'
 import type { Channel, ChannelItemRow } from './repo.js'
 
 export function presentChannel(c: Channel) {
   return { id: c.id, name: c.name, description: c.description, color: c.color, starred: c.starred }
-}
-
-/** A link's short URL: its branded domain's origin, else PUBLIC_URL, then the alias. */
-export function shortUrlFor(config: Config, alias: string, domainOrigin: string | null): string {
-  return `${domainOrigin ?? config.publicUrl}/${alias}`
 }
 
 /**
@@ -31,7 +27,7 @@ export function presentChannelItem(config: Config, row: ChannelItemRow) {
     id: row.id,
     title: row.linkTitle || row.linkUrl!,
     preview: row.linkUrl!,
-    link: shortUrlFor(config, row.linkAlias!, row.linkDomain),
+    link: shortUrlOf(config, { alias: row.linkAlias! }, row.linkDomain ? { domain: row.linkDomain } : null),
     date: toDay(row.linkCreatedAt!),
   }
 }

@@ -58,6 +58,8 @@ const domainsPlugin: FastifyPluginAsync = async (app) => {
         redirect404: redirect404 ?? null,
       })
     })
+    // the host may be cached as "not a branded domain" from an earlier visit
+    await invalidateDomain(app, domain.id)
     return { error: 0, id: domain.id }
   })
 

@@ -5,7 +5,7 @@ import { email as emailField, text } from '../../http/fields.js'
 import { html, messagePage, notFoundPage, sendPage } from '../../lib/html.js'
 import { Throttle } from '../../lib/throttle.js'
 import { HOUR } from '../../lib/time.js'
-import { shortUrlFor } from '../channels/present.js'
+import { shortUrlOf } from '../links/present.js'
 import type { OverlaySettings } from './present.js'
 import * as repo from './repo.js'
 
@@ -75,7 +75,7 @@ const overlayResponses: FastifyPluginAsync = async (app) => {
     }
     await repo.insertResponse(app.db, id, link?.id ?? null, data)
 
-    const back = link ? shortUrlFor(app.config, link.alias, link.domain) : null
+    const back = link ? shortUrlOf(app.config, link, link.domain ? { domain: link.domain } : null) : null
     return sendPage(reply, 200, {
       title: 'Thank you',
       body: html`<main><h1>Thank you</h1><p>${
