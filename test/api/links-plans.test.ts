@@ -121,6 +121,11 @@ describe('links: plans and concurrency', () => {
       expect((await rich.api.get('/api/urls')).json().data.result).toBe(1)
       // resending the values it already has is not a new use
       expect((await rich.api.put(`/api/url/${id}/update`, { url: `${U}changed`, custom: 'rich-link', domain: host })).statusCode).toBe(200)
+      const echoed = { url: U, geotarget: [{ location: 'US', link: `${U}us` }], pixels: [pixel.id], parameters: [{ name: 'a', value: 'b' }] }
+      expect((await rich.api.put(`/api/url/${id}/update`, echoed)).statusCode).toBe(200)
+      expectError(await rich.api.put(`/api/url/${id}/update`, { ...echoed, geotarget: [{ location: 'FR', link: `${U}us` }] }), 403, /"geo"/)
+      expectError(await rich.api.put(`/api/url/${id}/update`, { ...echoed, parameters: [{ name: 'a', value: 'c' }] }), 403, /"parameters"/)
+      expectError(await rich.api.put(`/api/url/${id}/update`, { ...echoed, custom: 'rich-link-2' }), 403, /"custom"/)
       expect((await rich.api.put(`/api/url/${id}/update`, { url: U, type: 'frame' })).statusCode).toBe(200)
       expect((await rich.api.put(`/api/url/${id}/update`, { url: U, type: 'splash' })).statusCode).toBe(200)
       const cleared = await rich.api.put(`/api/url/${id}/update`, { url: U, geotarget: [], pixels: null, parameters: '' })

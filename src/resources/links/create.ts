@@ -408,6 +408,40 @@ function featuresUsed(input: LinkInput, prepared: Prepared, ctx: FeatureContext)
   return uses
 }
 
+/**
+ * Whether an update resends what the link already has for a feature (a client echoing the whole
+ * link back after a downgrade): that is not a new use, so a switched-off feature does not refuse it.
+ */
+async function unchangedUse(tx: Tx, current: Link, feature: Feature, input: LinkInput, prepared: Prepared): Promise<boolean> {
+  const sameTargets = async (kind: TargetKind) => {
+    const rows = await tx
+      .select({ key: linkTargets.key, url: linkTargets.url })
+      .from(linkTargets)
+      .where(and(eq(linkTargets.linkId, current.id), eq(linkTargets.kind, kind)))
+      .orderBy(linkTargets.position)
+    const sent = prepared.targets[kind] ?? []
+    return rows.length === sent.length && rows.every((r, i) => r.key === sent[i].key && r.url === sent[i].url)
+  }
+  switch (feature) {
+    case 'geo':
+      return sameTargets('geo')
+    case 'device':
+      return sameTargets('device')
+    case 'bundle':
+      return input.campaignId === current.campaignId
+    case 'parameters':
+      return JSON.stringify(input.parameters ?? []) === JSON.stringify(current.parameters ?? [])
+    case 'pixels': {
+      const rows = await tx.select({ id: linkPixels.pixelId }).from(linkPixels).where(eq(linkPixels.linkId, current.id))
+      const have = new Set(rows.map((r) => r.id))
+      const sent = prepared.pixelIds ?? []
+      return have.size === sent.length && sent.every((id) => have.has(id))
+    }
+    default:
+      return false
+  }
+}
+
 function deepLinkOf(input: DeepLink | null | undefined, url: string): DeepLink | null | undefined {
   if (!input) return input
   const derived = input.auto ? deriveDeepLink(url) : { apple: null, google: null }
@@ -545,15 +579,14 @@ export async function updateLink(app: FastifyInstance, user: AuthUser, id: numbe
       const domainChanged = domainId !== current.domainId
       const customAlias = aliasChanged ? true : current.customAlias
       const typed = await resolveType(tx, user, input, current)
-      checkFeatures(
-        user,
-        featuresUsed(input, prepared, {
-          customAlias: aliasChanged,
-          brandedAlias: customAlias && domainId !== null && (aliasChanged || domainChanged),
-          domain: domainChanged && domainId !== null,
-          pageType: typed && typed.pageId !== current.pageId ? typed.type : undefined,
-        }),
-      )
+      const uses = featuresUsed(input, prepared, {
+        customAlias: aliasChanged,
+        brandedAlias: customAlias && domainId !== null && (aliasChanged || domainChanged),
+        domain: domainChanged && domainId !== null,
+        pageType: typed && typed.pageId !== current.pageId ? typed.type : undefined,
+      })
+      const refused = user.admin ? [] : uses.filter((f) => user.plan.features[f]?.enabled !== '1')
+      for (const f of refused) if (!(await unchangedUse(tx, current, f, input, prepared))) requireFeature(user, f)
       await refuseSelfLoops(app, tx, prepared.destinations)
       await checkOwned(tx, user, prepared, input)
 
