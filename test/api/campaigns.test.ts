@@ -335,3 +335,35 @@ describe('campaigns', () => {
     expectError(await t.api().post('/api/campaign/add', { name: 'x' }), 401)
   })
 })
+
+describe('campaigns: the rotator follows assignments at once (redirect cache)', () => {
+  let t: TestApp
+  let u: TestUser
+  beforeAll(async () => {
+    t = await testApp()
+    u = await t.makeUser()
+  })
+  afterAll(() => t.close())
+
+  const visit = (path: string) => t.app.inject({ method: 'GET', url: path, headers: { host: 'kurz.test' } })
+
+  it('a link assigned to another campaign leaves the first rotator', async () => {
+    const a = (await u.api.post('/api/campaign/add', { name: 'A', slug: 'rot-a' })).json().id
+    const b = (await u.api.post('/api/campaign/add', { name: 'B', slug: 'rot-b' })).json().id
+    const link = await u.api.post('/api/url/add', { url: 'https://example.com/rotated', custom: 'rotated' })
+    expect(link.statusCode, link.body).toBe(200)
+    expect((await visit('/r/rot-a')).statusCode).toBe(404)
+    await u.api.post(`/api/campaign/${a}/assign/${link.json().id}`)
+    const first = await visit('/r/rot-a')
+    expect(first.statusCode).toBe(302)
+    expect(first.headers.location).toBe('https://example.com/rotated')
+    await u.api.post(`/api/campaign/${b}/assign/${link.json().id}`)
+    expect((await visit('/r/rot-a')).statusCode).toBe(404)
+    expect((await visit('/r/rot-b')).headers.location).toBe('https://example.com/rotated')
+    // clearing the slug takes the rotator down; deleting the campaign keeps the link
+    await u.api.put(`/api/campaign/${b}/update`, { name: 'B', slug: '' })
+    expect((await visit('/r/rot-b')).statusCode).toBe(404)
+    await u.api.del(`/api/campaign/${b}/delete`)
+    expect((await visit('/rotated')).headers.location).toBe('https://example.com/rotated')
+  })
+})

@@ -508,3 +508,58 @@ describe('splash pages and CTA overlays', () => {
     expectError(await t.api().post('/api/splash/add', { name: 'x' }), 401)
   })
 })
+
+describe('splash pages and overlays: visits follow changes at once (redirect cache)', () => {
+  let t: TestApp
+  let u: TestUser
+  beforeAll(async () => {
+    t = await testApp()
+    u = await t.makeUser({ plan: 'pro' })
+  })
+  afterAll(() => t.close())
+
+  const visit = (path: string) => t.app.inject({ method: 'GET', url: path, headers: { host: 'kurz.test', 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0' } })
+  const shorten = async (body: Record<string, unknown>) => {
+    const res = await u.api.post('/api/url/add', body)
+    expect(res.statusCode, res.body).toBe(200)
+    return res.json() as { id: number }
+  }
+
+  it('a splash page edit shows on the next visit; deleting it makes the link direct', async () => {
+    const id = (await u.api.post('/api/splash/add', { name: 'S', title: 'First title' })).json().id
+    await shorten({ url: 'https://example.com/splashed', custom: 'splashed', type: String(id) })
+    expect((await visit('/splashed')).body).toContain('First title')
+    await u.api.put(`/api/splash/${id}/update`, { title: `Second ${HOSTILE}` })
+    const edited = await visit('/splashed')
+    expect(edited.body).toContain('Second &quot;&gt;&lt;script&gt;')
+    expect(edited.body).not.toContain(HOSTILE)
+    await u.api.del(`/api/splash/${id}/delete`)
+    const direct = await visit('/splashed')
+    expect(direct.statusCode).toBe(302)
+    expect(direct.headers.location).toBe('https://example.com/splashed')
+  })
+
+  it('a poll overlay’s form posts votes that reach its owner; deleting it makes the link direct', async () => {
+    const id = (await u.api.post('/api/overlay/add', { name: 'Poll', type: 'poll', title: 'Pick one', options: ['Tea', 'Coffee'] })).json().id
+    const link = await shorten({ url: 'https://example.com/polled', custom: 'polled', type: String(id) })
+    const page = await visit('/polled')
+    expect(page.statusCode).toBe(200)
+    expect(page.body).toContain(`action="/_/overlay/${id}"`)
+    expect(page.body).toContain(`name="link" value="${link.id}"`)
+    const vote = await t.app.inject({
+      method: 'POST',
+      url: `/_/overlay/${id}`,
+      headers: { host: 'kurz.test', 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `link=${link.id}&option=1`,
+    })
+    expect(vote.statusCode).toBe(200)
+    expect(vote.body).toContain('<a href="http://kurz.test/polled">Back to the page</a>')
+    expect((await u.api.get(`/api/overlay/${id}/responses`)).json().data.responses).toEqual([
+      { id: expect.any(Number), link: link.id, type: 'poll', option: 1, answer: 'Coffee', date: expect.stringMatching(TS) },
+    ])
+    await u.api.put(`/api/overlay/${id}/update`, { options: ['Tea', 'Coffee', 'Water'] })
+    expect((await visit('/polled')).body).toContain('Water')
+    await u.api.del(`/api/overlay/${id}/delete`)
+    expect((await visit('/polled')).statusCode).toBe(302)
+  })
+})

@@ -243,3 +243,34 @@ describe('pixels', () => {
     expectError(await t.api().post('/api/pixel/add', { type: 'bing', name: 'n', tag: '1' }), 401)
   })
 })
+
+describe('pixels: visits follow changes at once (redirect cache)', () => {
+  let t: TestApp
+  let u: TestUser
+  beforeAll(async () => {
+    t = await testApp()
+    u = await t.makeUser({ plan: 'pro' })
+  })
+  afterAll(() => t.close())
+
+  const visit = (path: string) => t.app.inject({ method: 'GET', url: path, headers: { host: 'kurz.test', 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0' } })
+
+  it('a changed tag shows on the next visit, and a deleted pixel is gone from it', async () => {
+    const pixel = (await u.api.post('/api/pixel/add', { type: 'gtmpixel', name: 'GTM', tag: 'GTM-FIRST1' })).json().id
+    const link = await u.api.post('/api/url/add', { url: 'https://example.com/tracked', custom: 'tracked', pixels: [pixel] })
+    expect(link.statusCode, link.body).toBe(200)
+    const first = await visit('/tracked')
+    expect(first.statusCode).toBe(200)
+    expect(first.body).toContain('GTM-FIRST1')
+
+    await u.api.put(`/api/pixel/${pixel}/update`, { tag: 'GTM-SECOND2' })
+    const second = await visit('/tracked')
+    expect(second.body).toContain('GTM-SECOND2')
+    expect(second.body).not.toContain('GTM-FIRST1')
+
+    await u.api.del(`/api/pixel/${pixel}/delete`)
+    const third = await visit('/tracked')
+    expect(third.statusCode).toBe(302)
+    expect(third.headers.location).toBe('https://example.com/tracked')
+  })
+})
