@@ -312,6 +312,28 @@ describe('link interface v1: writes', () => {
       expect(both.json().data).toMatchObject({ domain: null, space: fx.space, pixels: [fx.pixel2] })
     })
 
+    it('takes title (extension), which by=title then finds', async () => {
+      const res = await post(a, form([['url', 'https://example.com/page'], ['title', 'Summer <b>Sale</b>']]))
+      expect(res.json().data).toEqual(plainLink({ title: 'Summer <b>Sale</b>' }))
+      const found = await a.api.get('/api/v1/links?search=summer%20%3Cb%3E')
+      expect(found.json().data.map((l: { id: number }) => l.id)).toEqual([res.json().data.id])
+      const cleared = await put(a, res.json().data.id, form([['title', '']]))
+      expect(cleared.json().data.title).toBe('')
+    })
+
+    it('reads a JSON body sent as text/plain or with no content type', async () => {
+      for (const headers of [{ 'content-type': 'text/plain' }, {}]) {
+        const res = await t.app.inject({
+          method: 'POST',
+          url: '/api/v1/links',
+          payload: JSON.stringify({ url: 'https://example.com/page' }),
+          headers: { authorization: `Bearer ${a.key}`, ...headers },
+        })
+        expect(res.statusCode).toBe(201)
+        expect(res.json().data).toEqual(plainLink())
+      }
+    })
+
     it('expiration_time defaults to 00:00 UTC', async () => {
       const res = await post(a, form([['url', 'https://example.com/page'], ['expiration_date', '2099-02-03']]))
       expect(res.json().data.ends_at).toBe('2099-02-03 00:00:00')
