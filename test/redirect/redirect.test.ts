@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { eq } from 'drizzle-orm'
+import { clicks } from '../../src/db/schema/index.js'
 import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
 import { addLink, addV1Link, clickRows, counters, expectPage, expectRedirect, insertLink, visit } from './fixtures.js'
 import { UA } from './user-agents.js'
@@ -330,14 +332,13 @@ describe('GET /:alias behind a proxy (TRUST_PROXY)', () => {
     const id = await addLink(pro, { url: 'https://example.com/ip', custom: 'noip1' })
     await visit(t, '/noip1', { headers: { 'x-forwarded-for': '81.2.69.142', 'user-agent': UA.iPhone, referer: 'https://www.facebook.com/some/post' } })
     await t.app.clicks.flush()
-    const rows = await t.app.db.execute(`select * from clicks where link_id = ${id}`)
-    const row = (rows as unknown as { rows: Record<string, unknown>[] }).rows[0]
+    const [row] = await t.app.db.select().from(clicks).where(eq(clicks.linkId, id))
     expect(row).toEqual({
       id: expect.any(Number),
-      link_id: id,
-      qr_id: null,
+      linkId: id,
+      qrId: null,
       source: 'link',
-      created_at: expect.anything(),
+      createdAt: expect.any(Date),
       country: 'GB',
       referrer: 'facebook.com',
       browser: 'Mobile Safari',
@@ -345,7 +346,7 @@ describe('GET /:alias behind a proxy (TRUST_PROXY)', () => {
       device: 'mobile',
       language: null,
       bot: false,
-      visitor_hash: expect.stringMatching(/^[0-9a-f]{32}$/),
+      visitorHash: expect.stringMatching(/^[0-9a-f]{32}$/),
     })
     expect(JSON.stringify(row)).not.toContain('81.2.69.142')
   })
