@@ -1,10 +1,13 @@
 import { PNG } from 'pngjs'
-import jsQR from 'jsqr'
+import jsQRModule from 'jsqr'
 import sharp from 'sharp'
 import { count } from 'drizzle-orm'
 import type { LightMyRequestResponse } from 'fastify'
 import { qrCodes } from '../../src/db/schema/index.js'
 import type { TestApp } from '../helpers/app.js'
+
+// jsqr is CommonJS with `export default` typings: under NodeNext the callable sits on .default at type level
+const jsQR = ((jsQRModule as unknown as { default?: typeof jsQRModule }).default ?? jsQRModule) as unknown as typeof jsQRModule.default
 
 export const PUBLIC = 'http://kurz.test'
 export const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36'
