@@ -1,5 +1,6 @@
 import type { FastifyReply } from 'fastify'
 import type { ServeLink } from './lookup.js'
+import { usablePixels } from './pages/pixels.js'
 import { customSplashPage, framePage, overlayPage, pixelPage, safeHref, splashPage } from './pages/visit.js'
 
 /** A redirect: the Location is already safe (resolve.safeUrl); never cached by shared caches. */
@@ -26,6 +27,6 @@ export function sendDestination(reply: FastifyReply, link: ServeLink, dest: stri
       break
   }
   // direct, or a custom page that no longer exists
-  if (link.pixels.length > 0) return pixelPage(reply, v)
+  if (usablePixels(link.pixels).length > 0) return pixelPage(reply, v)
   return redirectTo(reply, directStatus, dest)
 }

@@ -170,8 +170,11 @@ export interface PixelMarkup {
   csp: { scriptSrc: string[]; imgSrc: string[]; connectSrc: string[]; frameSrc: string[] }
 }
 
+/** Pixels with a known type and a tag that is a plain id; anything else is skipped. */
+export const usablePixels = (list: PixelSnippetInput[]) => list.filter((p) => VENDORS[p.type] && TAG.test(p.tag))
+
 export function pixelMarkup(list: PixelSnippetInput[], nonce: string): PixelMarkup | null {
-  const valid = list.filter((p) => VENDORS[p.type] && TAG.test(p.tag))
+  const valid = usablePixels(list)
   if (valid.length === 0) return null
   const script = new Set<string>()
   const img = new Set<string>()
