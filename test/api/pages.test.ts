@@ -129,6 +129,13 @@ describe('splash pages and CTA overlays', () => {
       expect(await pageCount()).toBe(before)
     })
 
+    it('ignores mass-assigned fields (owner, kind, ids, settings)', async () => {
+      const id = await add(me, 'splash', { name: 'mass', userId: other.user.id, kind: 'overlay', id: 99999, settings: { options: ['x'] }, overlayType: 'poll' })
+      expect(await pageRow(id)).toMatchObject({ userId: me.user.id, kind: 'splash', overlayType: null, settings: {} })
+      const o = await add(me, 'overlay', { name: 'mass', kind: 'splash', userId: other.user.id, settings: { position: 'evil' } })
+      expect(await pageRow(o)).toMatchObject({ userId: me.user.id, kind: 'overlay', settings: { position: 'bottom-left' } })
+    })
+
     it('updates the fields sent, clears with "" or null, and keeps the name on a blank', async () => {
       const id = await add(me, 'splash', { name: 'Edit me', title: 'T', message: 'M', image: 'https://example.com/i.jpg', button: 'B', countdown: 9 })
       const res = await me.api.put(`/api/splash/${id}/update`, { title: 'New title', countdown: 3 })
