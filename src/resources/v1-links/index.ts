@@ -11,7 +11,7 @@ import { renameServiceError, v1ErrorHandler } from './errors.js'
 import { parseForm } from './form.js'
 import { presentV1Links } from './present.js'
 import { listLinks, targetCounts } from './repo.js'
-import { idParams, LIST_PARAMS, listQuery, readLinkBody, type ListQuery } from './schemas.js'
+import { idParams, LIST_PARAMS, listQuery, readLinkBody } from './schemas.js'
 
 /**
  * Link interface v1: another door to the same links, accounts and keys (DECISIONS §8). Bodies
@@ -39,7 +39,7 @@ const v1Links: FastifyPluginAsync = async (app) => {
     const lastPage = Math.max(1, Math.ceil(total / q.per_page))
     const from = (q.page - 1) * q.per_page
     const path = `${config.publicUrl}/api/v1/links`
-    const pageUrl = (page: number) => `${path}?${pageQueryString(req.query as ListQuery, req.raw.url ?? '', page)}`
+    const pageUrl = (page: number) => `${path}?${pageQueryString(req.raw.url ?? '', page)}`
     return {
       error: '0',
       data,
@@ -118,7 +118,7 @@ function requirePrivacyPassword(input: LinkInput, names: Record<string, string>,
 export default v1Links
 
 /** The filters the caller sent (as sent, blank ones dropped), then the page: Laravel's appends(). */
-function pageQueryString(_q: ListQuery, rawUrl: string, page: number): string {
+function pageQueryString(rawUrl: string, page: number): string {
   const sent = new URLSearchParams(rawUrl.split('?')[1] ?? '')
   const out = new URLSearchParams()
   for (const name of LIST_PARAMS) {

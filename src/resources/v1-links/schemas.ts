@@ -131,7 +131,7 @@ const dateValue = (name: string) =>
       .transform((v, ctx) => {
         const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v)
         const d = m ? new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))) : null
-        if (m && d && d.getUTCMonth() === Number(m[2]) - 1 && d.getUTCDate() === Number(m[3]) && d.getUTCFullYear() <= 9999) {
+        if (m && d && Number(m[1]) >= 1970 && d.getUTCMonth() === Number(m[2]) - 1 && d.getUTCDate() === Number(m[3])) {
           return { y: Number(m[1]), mo: Number(m[2]), d: Number(m[3]) }
         }
         ctx.addIssue({ code: 'custom', message: `${name} must be a date like 2030-12-31.` })
