@@ -4,6 +4,8 @@
  * Every command prints JSON on stdout; bad input prints a message on stderr and exits 1.
  */
 import { randomBytes } from 'node:crypto'
+import { realpathSync } from 'node:fs'
+import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import { eq, sql } from 'drizzle-orm'
 import { z } from 'zod'
@@ -155,15 +157,22 @@ const COMMANDS: Record<string, { options: Record<string, { type: 'string' | 'boo
   },
 }
 
-export async function main(argv: string[]): Promise<number> {
+interface Io {
+  env: Record<string, string | undefined>
+  stdout: { write(s: string): unknown }
+  stderr: { write(s: string): unknown }
+}
+
+/** Runs one command; returns the exit code. Tests call it in process with their own env and streams. */
+export async function main(argv: string[], io: Io = { env: process.env, stdout: process.stdout, stderr: process.stderr }): Promise<number> {
   const [command, ...rest] = argv
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
-    process.stdout.write(HELP + '\n')
+    io.stdout.write(HELP + '\n')
     return command === undefined ? 1 : 0
   }
   const spec = COMMANDS[command]
   if (!spec) {
-    process.stderr.write(`Unknown command "${command}". Commands: ${Object.keys(COMMANDS).join(', ')} (--help for details).\n`)
+    io.stderr.write(`Unknown command "${command}". Commands: ${Object.keys(COMMANDS).join(', ')} (--help for details).\n`)
     return 1
   }
   let ctx: Ctx | undefined
@@ -176,23 +185,26 @@ export async function main(argv: string[]): Promise<number> {
       }
     })()
     if (values.help) {
-      process.stdout.write(HELP + '\n')
+      io.stdout.write(HELP + '\n')
       return 0
     }
     if (positionals.length !== spec.positionals) {
       fail(spec.positionals ? `${command} takes ${spec.positionals} argument (--help for usage).` : `${command} takes no arguments, got "${positionals.join(' ')}".`)
     }
-    ctx = await open(loadConfig())
+    ctx = await open(loadConfig(io.env))
     const result = await spec.run(ctx, positionals, values as Record<string, string | boolean | undefined>)
-    process.stdout.write(JSON.stringify(result, null, 2) + '\n')
+    io.stdout.write(JSON.stringify(result, null, 2) + '\n')
     return 0
   } catch (err) {
-    if (err instanceof CliError || err instanceof ApiError) process.stderr.write(`Error: ${err.message}\n`)
-    else process.stderr.write(`Error: ${(err as Error)?.message ?? String(err)}\n`)
+    if (err instanceof CliError || err instanceof ApiError) io.stderr.write(`Error: ${err.message}\n`)
+    else io.stderr.write(`Error: ${(err as Error)?.message ?? String(err)}\n`)
     return 1
   } finally {
     await ctx?.handle.close()
   }
 }
 
-process.exitCode = await main(process.argv.slice(2))
+// run as a script (npm run cli), not when a test imports main()
+if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {
+  process.exitCode = await main(process.argv.slice(2))
+}
