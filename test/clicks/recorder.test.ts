@@ -1,0 +1,260 @@
+import { Writable } from 'node:stream'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { and, count, eq, sql } from 'drizzle-orm'
+import pg from 'pg'
+import type { FastifyInstance } from 'fastify'
+import { buildApp } from '../../src/app.js'
+import type { DbHandle } from '../../src/db/client.js'
+import { clickQuota, clickRollups, clicks, clickVisitors, links, plans, users } from '../../src/db/schema/index.js'
+import { ClickRecorder, type Hit } from '../../src/clicks/recorder.js'
+import { purgeExpiredClicks } from '../../src/clicks/retention.js'
+import type { Visitor } from '../../src/redirect/visitor.js'
+import { testApp, testConfig, testDatabase, type TestApp, type TestUser } from '../helpers/app.js'
+import { addLink, counters, expectRedirect, insertLink, visit } from '../redirect/fixtures.js'
+import { UA } from '../redirect/user-agents.js'
+
+const human = (ip = '81.2.69.142', ua = UA.mac): Visitor => ({
+  ip,
+  userAgent: ua,
+  referrer: '',
+  acceptLanguage: 'en',
+  language: 'en',
+  device: 'Mac',
+  isBot: false,
+  isCrawler: false,
+})
+
+async function rows(t: { app: FastifyInstance }, linkId: number) {
+  await t.app.clicks.flush()
+  const [{ n }] = await t.app.db.select({ n: count() }).from(clicks).where(eq(clicks.linkId, linkId))
+  return n
+}
+
+async function rollup(app: FastifyInstance, linkId: number, dimension: string) {
+  const r = await app.db
+    .select({ label: clickRollups.label, n: sql<string>`sum(${clickRollups.count})` })
+    .from(clickRollups)
+    .where(and(eq(clickRollups.subject, `l${linkId}`), eq(clickRollups.dimension, dimension)))
+    .groupBy(clickRollups.label)
+  return Object.fromEntries(r.map((x) => [x.label, Number(x.n)]))
+}
+
+/** Resolves once `check` holds; the recorder writes on its own timer (no timed assertion: only a bound). */
+async function eventually(check: () => Promise<boolean> | boolean, what: string) {
+  for (let i = 0; i < 400; i++) {
+    if (await check()) return
+    await new Promise((r) => setTimeout(r, 25))
+  }
+  throw new Error(`never happened: ${what}`)
+}
+
+describe('click recorder', () => {
+  let t: TestApp
+  let pro: TestUser
+
+  beforeAll(async () => {
+    t = await testApp()
+    pro = await t.makeUser({ plan: 'pro' })
+  })
+  afterAll(() => t.close())
+
+  it('counts exactly after 300 concurrent visits, uniques by visitor', async () => {
+    const id = await addLink(pro, { url: 'https://example.com/busy', custom: 'busy1' })
+    const res = await Promise.all(
+      Array.from({ length: 300 }, (_, i) => visit(t, '/busy1', { remoteAddress: `198.51.100.${i % 50}`, headers: { 'user-agent': UA.windows } })),
+    )
+    expect(res.every((r) => r.statusCode === 302)).toBe(true)
+    expect(await counters(t, id)).toEqual({ clicks: 300, uniqueClicks: 50, botClicks: 0, lastRotation: 0 })
+    expect(await rows(t, id)).toBe(300)
+    expect(await rollup(t.app, id, 'total')).toEqual({ '': 300 })
+    expect(await rollup(t.app, id, 'unique')).toEqual({ '': 50 })
+    expect(await rollup(t.app, id, 'browser')).toEqual({ Edge: 300 })
+  })
+
+  it('writes on its own every 250 ms or 500 clicks, without anyone calling flush', async () => {
+    const id = await addLink(pro, { url: 'https://example.com/auto', custom: 'auto1' })
+    const before = t.app.clicks.stats().written
+    for (let i = 0; i < 1234; i++) t.app.clicks.record({ linkId: id, userId: pro.user.id, source: 'link', visitor: human(`10.1.${i >> 8}.${i & 255}`) })
+    await eventually(() => t.app.clicks.stats().written >= before + 1234, 'the buffer drained')
+    expect(t.app.clicks.stats().buffered).toBe(0)
+    expect(await counters(t, id)).toEqual({ clicks: 1234, uniqueClicks: 1234, botClicks: 0, lastRotation: 0 })
+    expect(await rows(t, id)).toBe(1234)
+  })
+
+  it('records bots apart: a row with the bot flag, botClicks, no click, no unique', async () => {
+    const id = await addLink(pro, { url: 'https://example.com/b', custom: 'bot1' })
+    await visit(t, '/bot1', { headers: { 'user-agent': UA.googlebot } })
+    await visit(t, '/bot1', { headers: { 'user-agent': UA.twitter } })
+    expect(await counters(t, id)).toEqual({ clicks: 0, uniqueClicks: 0, botClicks: 2, lastRotation: 0 })
+    const bots = await t.app.db.select({ bot: clicks.bot }).from(clicks).where(eq(clicks.linkId, id))
+    expect(bots).toEqual([{ bot: true }, { bot: true }])
+    expect(await rollup(t.app, id, 'bot')).toEqual({ '': 2 })
+    expect(await rollup(t.app, id, 'total')).toEqual({})
+  })
+
+  it('drops the hits of a link deleted before its batch was written, and writes the rest', async () => {
+    const keep = await addLink(pro, { url: 'https://example.com/keep', custom: 'keep1' })
+    const gone = await addLink(pro, { url: 'https://example.com/gone', custom: 'gone1' })
+    await visit(t, '/keep1')
+    await visit(t, '/gone1')
+    await visit(t, '/keep1')
+    const discarded = t.app.clicks.stats().discarded
+    expect((await pro.api.del(`/api/url/${gone}/delete`)).statusCode).toBe(200)
+    await t.app.clicks.flush()
+    expect(t.app.clicks.stats().discarded).toBe(discarded + 1)
+    expect(await counters(t, keep)).toEqual({ clicks: 2, uniqueClicks: 1, botClicks: 0, lastRotation: 0 })
+    expect(await rows(t, gone)).toBe(0)
+  })
+
+  it('survives 8 KB of garbage in every header', async () => {
+    const id = await addLink(pro, { url: 'https://example.com/g', custom: 'garbage1' })
+    const junk = 'ÿ\u00fe\u0001'.repeat(2700)
+    expectRedirect(await visit(t, '/garbage1', { headers: { 'user-agent': junk, referer: junk, 'accept-language': junk } }), 302, 'https://example.com/g')
+    expect(await counters(t, id)).toEqual({ clicks: 1, uniqueClicks: 1, botClicks: 0, lastRotation: 0 })
+  })
+
+  it('keeps counting beyond the plan’s monthly clicks quota but keeps no detail rows (admins unlimited)', async () => {
+    const [plan] = await t.app.db
+      .insert(plans)
+      .values({ name: 'Tiny', maxLinks: 0, maxClicks: 3, retentionDays: 30, features: (await t.app.db.select().from(plans).limit(1))[0].features })
+      .returning()
+    const tiny = await t.makeUser()
+    await t.app.db.update(users).set({ planId: plan.id }).where(eq(users.id, tiny.user.id))
+    const id = await addLink(tiny, { url: 'https://example.com/q', custom: 'quota1' })
+    for (let i = 0; i < 5; i++) expectRedirect(await visit(t, '/quota1', { remoteAddress: `192.0.2.${i}` }), 302, 'https://example.com/q')
+    expect(await counters(t, id)).toEqual({ clicks: 5, uniqueClicks: 5, botClicks: 0, lastRotation: 0 })
+    expect(await rows(t, id)).toBe(3)
+    expect(await rollup(t.app, id, 'total')).toEqual({ '': 5 })
+    const month = new Date().toISOString().slice(0, 7)
+    expect(await t.app.db.select({ count: clickQuota.count }).from(clickQuota).where(eq(clickQuota.userId, tiny.user.id))).toEqual([{ count: 3 }])
+    expect((await tiny.api.get(`/api/url/${id}`)).json().data.clicks).toBe(5)
+
+    const admin = await t.makeUser({ admin: true })
+    await t.app.db.update(users).set({ planId: plan.id }).where(eq(users.id, admin.user.id))
+    const aid = await addLink(admin, { url: 'https://example.com/qa', custom: 'quota2' })
+    for (let i = 0; i < 5; i++) await visit(t, '/quota2')
+    expect(await rows(t, aid)).toBe(5)
+    expect(month).toMatch(/^\d{4}-\d{2}$/)
+  })
+
+  it('purges detail past the plan retention; counters and rollups stay', async () => {
+    const free = await t.makeUser({ plan: 'free' }) // retention 90 days
+    const fid = (await insertLink(t, free.user.id, { alias: 'oldfree' })).id
+    const pid = (await insertLink(t, pro.user.id, { alias: 'oldpro' })).id // retention 730 days
+    const day = 86_400_000
+    const at = (days: number) => new Date(Date.now() - days * day)
+    const row = (linkId: number, days: number, hash: string) => ({ linkId, source: 'link', createdAt: at(days), visitorHash: hash })
+    await t.app.db.insert(clicks).values([row(fid, 100, 'a'), row(fid, 89, 'b'), row(pid, 100, 'c'), row(pid, 800, 'd')])
+    const vday = (days: number) => at(days).toISOString().slice(0, 10)
+    await t.app.db.insert(clickVisitors).values([
+      { subject: `l${fid}`, linkId: fid, day: vday(100), visitorHash: 'a' },
+      { subject: `l${fid}`, linkId: fid, day: vday(89), visitorHash: 'b' },
+      { subject: `l${pid}`, linkId: pid, day: vday(100), visitorHash: 'c' },
+      { subject: `l${pid}`, linkId: pid, day: vday(800), visitorHash: 'd' },
+    ])
+    await t.app.db.insert(clickRollups).values({ subject: `l${fid}`, linkId: fid, day: vday(100), dimension: 'total', label: '', count: 1 })
+    await t.app.db.update(links).set({ clicks: 2 }).where(eq(links.id, fid))
+
+    const removed = await purgeExpiredClicks(t.app.db)
+    expect(removed.clicks).toBeGreaterThanOrEqual(2)
+    expect((await t.app.db.select({ d: clicks.createdAt }).from(clicks).where(eq(clicks.linkId, fid))).map((r) => Math.round((Date.now() - r.d.getTime()) / day))).toEqual([89])
+    expect((await t.app.db.select({ d: clicks.createdAt }).from(clicks).where(eq(clicks.linkId, pid))).map((r) => Math.round((Date.now() - r.d.getTime()) / day))).toEqual([100])
+    expect((await t.app.db.select({ h: clickVisitors.visitorHash }).from(clickVisitors).where(eq(clickVisitors.linkId, fid))).map((r) => r.h)).toEqual(['b'])
+    expect((await t.app.db.select({ h: clickVisitors.visitorHash }).from(clickVisitors).where(eq(clickVisitors.linkId, pid))).map((r) => r.h)).toEqual(['c'])
+    expect(await rollup(t.app, fid, 'total')).toEqual({ '': 1 })
+    expect(await counters(t, fid)).toEqual({ clicks: 2, uniqueClicks: 0, botClicks: 0, lastRotation: 0 })
+  })
+})
+
+/**
+ * The database goes away while clicks keep coming. On PGlite a wrapper refuses transactions and
+ * pings for a while (the recorder is the real one); on Postgres the database really refuses
+ * connections (ALLOW_CONNECTIONS false and its sessions terminated).
+ */
+describe('click recorder while the database is unreachable', () => {
+  let app: FastifyInstance
+  let handle: DbHandle
+  let drop: () => Promise<void>
+  let url: string | undefined
+  let down = false
+  const logs: string[] = []
+
+  async function setDown(value: boolean) {
+    down = value
+    if (!url) return
+    const name = new URL(url).pathname.slice(1)
+    const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL })
+    await admin.connect()
+    await admin.query(`alter database ${name} allow_connections ${value ? 'false' : 'true'}`)
+    if (value) await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()`, [name])
+    await admin.end()
+  }
+
+  beforeAll(async () => {
+    const database = await testDatabase()
+    url = database.url
+    drop = database.drop
+    const real = database.handle
+    const db = url
+      ? real.db
+      : (new Proxy(real.db, {
+          get(target, prop, receiver) {
+            if (prop === 'transaction' && down) return () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432'))
+            return Reflect.get(target, prop, receiver)
+          },
+        }) as DbHandle['db'])
+    handle = { ...real, db, ping: async () => (down ? false : real.ping()) }
+    const stream = new Writable({
+      write(chunk, _enc, done) {
+        logs.push(String(chunk))
+        done()
+      },
+    })
+    app = await buildApp(testConfig({ LOG_LEVEL: 'warn' }), { db: handle, logStream: stream })
+    await app.ready()
+  })
+  afterAll(async () => {
+    await setDown(false)
+    await app.close()
+    await drop()
+  })
+
+  it('keeps serving cached links, keeps the clicks, and writes each exactly once when the database is back', async () => {
+    const t = { app } as TestApp
+    const [plan] = await app.db.select().from(plans).where(eq(plans.name, 'Pro'))
+    const [user] = await app.db.insert(users).values({ email: 'outage@example.com', username: 'outage', passwordHash: 'x', planId: plan.id }).returning()
+    const link = await insertLink(t, user.id, { alias: 'outage1', url: 'https://example.com/outage' })
+    expectRedirect(await visit(t, '/outage1'), 302, 'https://example.com/outage') // cached now
+    await app.clicks.flush()
+
+    await setDown(true)
+    for (let i = 0; i < 20; i++) expectRedirect(await visit(t, '/outage1', { remoteAddress: `203.0.113.${i}` }), 302, 'https://example.com/outage')
+    await expect(app.clicks.flush()).rejects.toThrow()
+    await expect(app.clicks.flush()).rejects.toThrow()
+    const during = app.clicks.stats()
+    expect(during.buffered).toBe(20)
+    expect(during.failures).toBeGreaterThanOrEqual(2)
+    expect(during.dropped).toBe(0)
+    expect(logs.join('')).toContain('writing clicks failed; kept in memory and retrying')
+
+    await setDown(false)
+    await eventually(() => app.clicks.stats().buffered === 0, 'the retry wrote the buffer')
+    await app.clicks.flush()
+    expect(await rows(t, link.id)).toBe(21)
+    expect(await counters(t, link.id)).toEqual({ clicks: 21, uniqueClicks: 21, botClicks: 0, lastRotation: 0 })
+  })
+
+  it('bounds the buffer: what it cannot hold is counted and logged, never silently lost', async () => {
+    const [user] = await app.db.select().from(users).where(eq(users.username, 'outage'))
+    const [link] = await app.db.select().from(links).where(eq(links.alias, 'outage1'))
+    const recorder = new ClickRecorder({ db: handle.db, visitorKey: app.keys.visitor, log: app.log, ping: handle.ping, maxBuffer: 5 })
+    await setDown(true)
+    const hit: Hit = { linkId: link.id, userId: user.id, source: 'link', visitor: human() }
+    for (let i = 0; i < 8; i++) recorder.record(hit)
+    expect(recorder.stats()).toEqual({ recorded: 5, written: 0, discarded: 0, dropped: 3, failures: 0, buffered: 5 })
+    expect(logs.join('')).toContain('click buffer full while the database is unavailable: clicks dropped')
+    await setDown(false)
+    await recorder.close()
+    expect(recorder.stats()).toEqual({ recorded: 5, written: 5, discarded: 0, dropped: 3, failures: expect.any(Number), buffered: 0 })
+  })
+})
