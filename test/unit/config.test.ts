@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest'
+import { loadConfig } from '../../src/config.js'
+
+describe('loadConfig', () => {
+  it('has the DECISIONS §1 defaults', () => {
+    const c = loadConfig({})
+    expect(c).toEqual({
+      listen: { port: 3000, host: '0.0.0.0' },
+      publicUrl: 'http://localhost:3000',
+      defaultHost: 'localhost:3000',
+      secure: false,
+      db: { kind: 'pglite', dir: './data' },
+      dataDir: './data',
+      secretKey: undefined,
+      admin: { email: undefined, username: 'admin', password: undefined, apiKey: undefined },
+      rateLimit: { max: 30, windowSeconds: 60, v1Max: 120 },
+      redisUrl: undefined,
+      trustProxy: false,
+      redirect: { status: 302 },
+      logLevel: 'info',
+    })
+    expect(Object.isFrozen(c)).toBe(true)
+  })
+
+  it('derives PUBLIC_URL from PORT, and the default host and https from PUBLIC_URL', () => {
+    expect(loadConfig({ PORT: '8080' }).publicUrl).toBe('http://localhost:8080')
+    const c = loadConfig({ PUBLIC_URL: 'https://Sho.RT/' })
+    expect(c.publicUrl).toBe('https://Sho.RT')
+    expect(c.defaultHost).toBe('sho.rt')
+    expect(c.secure).toBe(true)
+    expect(loadConfig({ PUBLIC_URL: 'http://kurz.test:8443' }).defaultHost).toBe('kurz.test:8443')
+  })
+
+  it('reads every variable', () => {
+    const c = loadConfig({
+      PORT: '4000', HOST: '127.0.0.1', PUBLIC_URL: 'https://go.example', DATABASE_URL: 'postgres://u@db:5432/kurz',
+      DATA_DIR: '/var/lib/kurz', SECRET_KEY: 'k'.repeat(32), ADMIN_EMAIL: 'ops@example.com', ADMIN_USERNAME: 'ops',
+      ADMIN_PASSWORD: 'hunter22', ADMIN_API_KEY: 'A'.repeat(32), RATE_LIMIT_MAX: '10', RATE_LIMIT_WINDOW: '30',
+      V1_RATE_LIMIT_MAX: '50', REDIS_URL: 'redis://cache:6379', TRUST_PROXY: 'true', REDIRECT_STATUS: '301', LOG_LEVEL: 'warn',
+    })
+    expect(c).toMatchObject({
+      listen: { port: 4000, host: '127.0.0.1' },
+      db: { kind: 'pg', url: 'postgres://u@db:5432/kurz' },
+      dataDir: '/var/lib/kurz',
+      secretKey: 'k'.repeat(32),
+      admin: { email: 'ops@example.com', username: 'ops', password: 'hunter22', apiKey: 'A'.repeat(32) },
+      rateLimit: { max: 10, windowSeconds: 30, v1Max: 50 },
+      redisUrl: 'redis://cache:6379',
+      trustProxy: true,
+      redirect: { status: 301 },
+      logLevel: 'warn',
+    })
+  })
+
+  it('treats empty variables as unset (docker-compose FOO=)', () => {
+    const c = loadConfig({ PORT: '', DATABASE_URL: '', REDIS_URL: ' ', ADMIN_USERNAME: '', SECRET_KEY: '', TRUST_PROXY: '' })
+    expect(c.listen.port).toBe(3000)
+    expect(c.db.kind).toBe('pglite')
+    expect(c.redisUrl).toBeUndefined()
+    expect(c.admin.username).toBe('admin')
+    expect(c.trustProxy).toBe(false)
+  })
+
+  it.each([
+    ['true', true], ['1', true], ['yes', true], ['false', false], ['0', false], ['no', false],
+    ['10.0.0.0/8, 127.0.0.1', '10.0.0.0/8,127.0.0.1'], ['::1', '::1'],
+  ])('TRUST_PROXY=%s', (value, expected) => {
+    expect(loadConfig({ TRUST_PROXY: value }).trustProxy).toEqual(expected)
+  })
+
+  it.each([
+    [{ PORT: 'eighty' }, /PORT/],
+    [{ PORT: '70000' }, /PORT/],
+    [{ PUBLIC_URL: 'ftp://x.example' }, /PUBLIC_URL/],
+    [{ PUBLIC_URL: 'not a url' }, /PUBLIC_URL/],
+    [{ DATABASE_URL: 'mysql://db/kurz' }, /DATABASE_URL/],
+    [{ SECRET_KEY: 'short' }, /SECRET_KEY.*32/],
+    [{ ADMIN_EMAIL: 'nope' }, /ADMIN_EMAIL/],
+    [{ ADMIN_USERNAME: 'a b' }, /ADMIN_USERNAME/],
+    [{ ADMIN_PASSWORD: '1234' }, /ADMIN_PASSWORD/],
+    [{ ADMIN_API_KEY: 'too-short' }, /ADMIN_API_KEY/],
+    [{ ADMIN_API_KEY: 'has spaces in it, and more than 16' }, /ADMIN_API_KEY/],
+    [{ RATE_LIMIT_MAX: '0' }, /RATE_LIMIT_MAX/],
+    [{ RATE_LIMIT_WINDOW: '-5' }, /RATE_LIMIT_WINDOW/],
+    [{ V1_RATE_LIMIT_MAX: 'lots' }, /V1_RATE_LIMIT_MAX/],
+    [{ REDIS_URL: 'http://cache' }, /REDIS_URL/],
+    [{ TRUST_PROXY: 'sometimes' }, /TRUST_PROXY/],
+    [{ REDIRECT_STATUS: '303' }, /REDIRECT_STATUS must be 301, 302, 307 or 308/],
+    [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL/],
+  ])('refuses %j naming the variable', (env, message) => {
+    expect(() => loadConfig(env as Record<string, string>)).toThrow(message)
+    expect(() => loadConfig(env as Record<string, string>)).toThrow(/^Invalid configuration: /)
+  })
+
+  it('accepts LOG_LEVEL in any case and every redirect status', () => {
+    expect(loadConfig({ LOG_LEVEL: 'DEBUG' }).logLevel).toBe('debug')
+    for (const s of ['301', '302', '307', '308']) expect(loadConfig({ REDIRECT_STATUS: s }).redirect.status).toBe(Number(s))
+  })
+})
