@@ -18,6 +18,11 @@ export interface PageOptions {
   scriptSrc?: string[]
   imgSrc?: string[]
   connectSrc?: string[]
+  /**
+   * where forms may go, redirects after a submission included (default 'self'); the link password
+   * form needs the destination's scheme, since a right answer redirects there
+   */
+  formAction?: string[]
 }
 
 export const newNonce = () => randomBytes(16).toString('base64')
@@ -55,7 +60,7 @@ export function contentSecurityPolicy(o: PageOptions): string {
     `img-src 'self' data: https: ${(o.imgSrc ?? []).join(' ')}`.trim(),
     `frame-src ${o.frameSrc?.length ? o.frameSrc.join(' ') : "'none'"}`,
     `connect-src ${o.connectSrc?.length ? o.connectSrc.join(' ') : "'none'"}`,
-    "form-action 'self'",
+    `form-action ${o.formAction?.length ? o.formAction.join(' ') : "'self'"}`,
     "base-uri 'none'",
     "frame-ancestors 'self'",
   ].join('; ')

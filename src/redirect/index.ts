@@ -43,6 +43,18 @@ function formField(body: unknown, name: string): string | undefined {
   return typeof v === 'string' ? v : undefined
 }
 
+/** The schemes a link can send a visitor to, for the CSP of its password form (never the URLs). */
+function destinationSchemes(link: ServeLink): string[] {
+  const urls = [link.url, link.deepLink?.apple, link.deepLink?.google, ...link.targets.rotation]
+  for (const list of [link.targets.device, link.targets.geo, link.targets.language]) for (const t of list) urls.push(t.url)
+  const schemes = new Set<string>()
+  for (const u of urls) {
+    const m = u ? /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(u) : null
+    if (m) schemes.add(`${m[1].toLowerCase()}:`)
+  }
+  return [...schemes].sort()
+}
+
 interface VisitOptions {
   source: 'link' | 'rotator'
   /** the branded domain of the link (short URL of crawler pages) */
@@ -85,10 +97,11 @@ const redirect: FastifyPluginAsync = async (app) => {
     linkId: number,
     hash: string,
     hidden: Record<string, string> | undefined,
+    schemes: string[] = [],
   ): Promise<boolean> {
     const throttle = kind === 'link' ? linkPasswords : statsPasswords
     const key = `${req.ip}|${linkId}`
-    const form = { action: selfPath(req), purpose: kind, hidden }
+    const form = { action: selfPath(req), purpose: kind, hidden, destinationSchemes: schemes }
     if (await throttle.blocked(key)) {
       reply.header('retry-after', Math.ceil(PASSWORD_WINDOW / 1000))
       await passwordForm(reply, 429, { ...form, error: 'Too many wrong passwords. Try again in 15 minutes.' })
@@ -127,9 +140,10 @@ const redirect: FastifyPluginAsync = async (app) => {
     let outcome = resolve(link, ctx, now)
     if (outcome.kind === 'password') {
       const hidden = { ...o.hidden, ...(posted ? {} : visitor.referrer ? { ref: visitor.referrer } : {}) }
-      if (!posted) return passwordForm(reply, 200, { action: selfPath(req), purpose: 'link', hidden })
+      if (!posted) return passwordForm(reply, 200, { action: selfPath(req), purpose: 'link', hidden, destinationSchemes: destinationSchemes(link) })
       const keepRef = formField(req.body, 'ref')
-      if (!(await checkPassword(req, reply, 'link', link.id, link.passwordHash!, { ...o.hidden, ...(keepRef ? { ref: keepRef } : {}) }))) return reply
+      const formHidden = { ...o.hidden, ...(keepRef ? { ref: keepRef } : {}) }
+      if (!(await checkPassword(req, reply, 'link', link.id, link.passwordHash!, formHidden, destinationSchemes(link)))) return reply
       outcome = resolve(link, { ...ctx, unlocked: true, clicks: liveClicks(link) }, Date.now())
     }
     switch (outcome.kind) {
@@ -138,7 +152,7 @@ const redirect: FastifyPluginAsync = async (app) => {
       case 'expired':
         return outcome.url ? redirectTo(reply, 302, safeUrl(outcome.url)) : expiredPage(reply)
       case 'password':
-        return passwordForm(reply, 200, { action: selfPath(req), purpose: 'link', hidden: o.hidden })
+        return passwordForm(reply, 200, { action: selfPath(req), purpose: 'link', hidden: o.hidden, destinationSchemes: destinationSchemes(link) })
       case 'crawler':
         record(req, link, visitor, o.source)
         return crawlerPage(reply, link, shortUrlOf(o.domain, link.alias), withParameters(link.url, '', link.parameters))

@@ -24,6 +24,8 @@ describe('password-protected links', () => {
     expect(res.body).toContain('<form method="post" action="/secretA?utm=1">')
     expect(res.body).toContain('name="password"')
     expect(res.body).not.toContain('example.com/secret-a')
+    // a right answer redirects off-site: the form may lead there (CSP form-action covers redirects), nothing else changes
+    expect(res.headers['content-security-policy']).toContain("form-action 'self' https:;")
     const head = await visit(t, '/secretA', { method: 'HEAD' })
     expect(head.statusCode).toBe(200)
     expect(head.headers.location).toBeUndefined()
@@ -79,7 +81,7 @@ describe('password-protected links', () => {
     expect(res.body).toContain('name="password"')
     expect(res.headers['set-cookie']).toBeUndefined()
     expect(res.headers.location).toBeUndefined()
-    for (const form of [{}, { password: '' }, { password: 'x'.repeat(5000) }]) {
+    for (const form of [{}, { password: '' }, { password: 'x'.repeat(5000) }] as Record<string, string>[]) {
       expectPage(await visit(t, '/secretB', { form, remoteAddress: '198.51.100.5' }), 401)
     }
   })
@@ -94,6 +96,11 @@ describe('password-protected links', () => {
     expect(blocked.headers['set-cookie']).toBeUndefined()
     expectRedirect(await visit(t, '/secretB', { form: { password: 'open sesame' }, remoteAddress: '203.0.113.51' }), 302, 'https://example.com/secret-b')
     expectRedirect(await visit(t, '/secretA', { form: { password: 'open sesame' }, remoteAddress: ip }), 302, 'https://example.com/secret-a?x=1')
+  })
+
+  it('allows exactly the schemes the link can lead to in the form’s CSP', async () => {
+    await addLink(pro, { url: 'spotify:album:1', custom: 'secretApp', password: 'pw', devicetarget: [{ device: 'Windows', link: 'http://example.com/w' }] })
+    expect((await visit(t, '/secretApp')).headers['content-security-policy']).toContain("form-action 'self' http: spotify:;")
   })
 
   it('answers disabled and expired before asking for a password', async () => {

@@ -9,6 +9,11 @@ export interface PasswordFormOptions {
   /** hidden fields carried to the POST (the link id of a rotator visit, the original referrer) */
   hidden?: Record<string, string>
   error?: string
+  /**
+   * schemes the right answer may redirect to (`https:`, `spotify:`): the CSP form-action covers
+   * the redirect that follows a submission, so they must be allowed besides 'self'
+   */
+  destinationSchemes?: string[]
 }
 
 /**
@@ -20,6 +25,7 @@ export function passwordForm(reply: FastifyReply, status: 200 | 401 | 429, o: Pa
   const hidden = Object.entries(o.hidden ?? {}).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`)
   return sendPage(reply, status, {
     title: 'Password required',
+    formAction: ["'self'", ...(o.destinationSchemes ?? [])],
     body: html`<main><h1>${heading}</h1>
 <p>Enter the password to continue.</p>
 ${o.error ? html`<p class="error" role="alert">${o.error}</p>` : ''}
