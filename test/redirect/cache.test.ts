@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { FastifyInstance } from 'fastify'
+import { Redis } from 'ioredis'
+import { buildApp } from '../../src/app.js'
+import { testApp, testConfig, type TestApp, type TestUser } from '../helpers/app.js'
+import { addLink, expectPage, expectRedirect, visit } from './fixtures.js'
+
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
+
+async function redisUp(): Promise<boolean> {
+  const r = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null })
+  try {
+    await r.connect()
+    await r.ping()
+    return true
+  } catch {
+    return false
+  } finally {
+    r.disconnect()
+  }
+}
+
+async function eventually(check: () => Promise<boolean>, what: string) {
+  for (let i = 0; i < 200; i++) {
+    if (await check()) return
+    await new Promise((r) => setTimeout(r, 25))
+  }
+  throw new Error(`never happened: ${what}`)
+}
+
+/** Two instances on one database: a write on one drops the cached link on the other (REDIS_URL). */
+describe.skipIf(!(await redisUp()))('redirect cache across instances through Redis', () => {
+  let t: TestApp
+  let other: FastifyInstance
+  let pro: TestUser
+
+  beforeAll(async () => {
+    t = await testApp({ REDIS_URL })
+    other = await buildApp(testConfig({ REDIS_URL }), { db: t.handle })
+    await other.ready()
+    pro = await t.makeUser({ plan: 'pro' })
+  })
+  afterAll(async () => {
+    await other?.close()
+    await t?.close()
+  })
+
+  const onOther = (path: string, host = 'kurz.test') => other.inject({ method: 'GET', url: path, headers: { host } })
+
+  it('an update and a delete on one instance reach the cache of the other', async () => {
+    const id = await addLink(pro, { url: 'https://example.com/first', custom: 'shared1' })
+    expectRedirect(await onOther('/shared1'), 302, 'https://example.com/first') // now cached on the other instance
+    expect((await pro.api.put(`/api/url/${id}/update`, { url: 'https://example.com/second' })).statusCode).toBe(200)
+    await eventually(async () => (await onOther('/shared1')).headers.location === 'https://example.com/second', 'the update reached the other instance')
+    expect((await pro.api.del(`/api/url/${id}/delete`)).statusCode).toBe(200)
+    await eventually(async () => (await onOther('/shared1')).statusCode === 404, 'the delete reached the other instance')
+    expectPage(await onOther('/shared1'), 404)
+  })
+
+  it('a domain change on one instance reaches the other', async () => {
+    const d = await pro.api.post('/api/domain/add', { domain: 'https://go.shared.test', redirectroot: 'https://shared.test/a' })
+    expect(d.statusCode).toBe(200)
+    expectRedirect(await onOther('/', 'go.shared.test'), 302, 'https://shared.test/a')
+    expect((await pro.api.put(`/api/domain/${d.json().id}/update`, { redirectroot: 'https://shared.test/b' })).statusCode).toBe(200)
+    await eventually(async () => (await onOther('/', 'go.shared.test')).headers.location === 'https://shared.test/b', 'the domain change reached the other instance')
+  })
+
+  it('the writing instance itself never serves a stale link', async () => {
+    const id = await addLink(pro, { url: 'https://example.com/v1', custom: 'local1' })
+    expectRedirect(await visit(t, '/local1'), 302, 'https://example.com/v1')
+    await pro.api.put(`/api/url/${id}/update`, { url: 'https://example.com/v2' })
+    expectRedirect(await visit(t, '/local1'), 302, 'https://example.com/v2')
+  })
+})
