@@ -15,7 +15,9 @@ const bad = (schema: z.ZodType, v: unknown) => {
 
 describe('pathId', () => {
   it.each([['1', 1], ['42', 42], ['2147483647', 2147483647], ['007', 7]])('%s → %i', (v, n) => expect(ok(pathId, v)).toBe(n))
-  it.each(['0', '-1', 'abc', '2147483648', '99999999999999999999', '1.5', '1e3', '', ' 1', '0x1f'])('refuses %j', (v) => bad(pathId, v))
+  it.each(['0', '-1', 'abc', '2147483648', '99999999999999999999', '1.5', '1e3', '', ' 1', '0x1f'])('refuses %j', (v) => {
+    bad(pathId, v)
+  })
 })
 
 describe('bodyId', () => {
