@@ -1,8 +1,9 @@
+import { randomBytes } from 'node:crypto'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import formbody from '@fastify/formbody'
 import { z } from 'zod'
 import { html, messagePage, sendPage } from '../lib/html.js'
-import { verifyPassword } from '../lib/passwords.js'
+import { hashPassword, verifyPassword } from '../lib/passwords.js'
 import { Throttle } from '../lib/throttle.js'
 import { MINUTE } from '../lib/time.js'
 import { apiKeyOf, findUserByEmail, findUserWithPlan, presentAccount } from '../resources/admin/users.js'
@@ -13,6 +14,8 @@ const loginBody = z.object({ email: z.string().max(254).default(''), password: z
 const dashboard: FastifyPluginAsync = async (app) => {
   await app.register(formbody)
   const logins = new Throttle('login', 5, 15 * MINUTE, app.redis)
+  let dummy: Promise<string> | undefined
+  const dummyHash = () => (dummy ??= hashPassword(randomBytes(16).toString('hex')))
 
   function startSession(reply: FastifyReply, token: string) {
     reply.setCookie(SESSION_COOKIE, token, {
@@ -57,7 +60,9 @@ const dashboard: FastifyPluginAsync = async (app) => {
     const key = `${req.ip}|${email.toLowerCase()}`
     if (await logins.blocked(key)) return loginForm(reply.header('retry-after', 900), 429, 'Too many attempts. Try again in 15 minutes.')
     const user = email ? await findUserByEmail(app.db, email) : undefined
-    if (!user || !(await verifyPassword(user.passwordHash, password))) {
+    // an unknown email costs one argon2 verify too, so response time does not tell which emails exist
+    const hash = user?.passwordHash ?? (await dummyHash())
+    if (!(await verifyPassword(hash, password)) || !user) {
       await logins.fail(key)
       return loginForm(reply, 401, 'Email or password is wrong.')
     }

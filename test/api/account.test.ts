@@ -99,6 +99,17 @@ describe('account', () => {
       expect(ok.headers.location).toBe('/dashboard')
     })
 
+    it('a new password ends the user’s dashboard sessions', async () => {
+      const admin = await t.makeUser({ admin: true })
+      const u = await t.makeUser()
+      const sso = new URL((await admin.api.get(`/api/user/login/${u.user.id}`)).json().url)
+      const signedIn = await t.app.inject({ method: 'GET', url: sso.pathname })
+      const cookie = String(signedIn.headers['set-cookie']).split(';')[0]
+      expect((await t.app.inject({ method: 'GET', url: '/dashboard', headers: { cookie } })).statusCode).toBe(200)
+      expect((await u.api.put('/api/account/update', { password: 'changed-pass' })).statusCode).toBe(200)
+      expect((await t.app.inject({ method: 'GET', url: '/dashboard', headers: { cookie } })).headers.location).toBe('/login')
+    })
+
     it('changes both at once, and keeps the API key', async () => {
       const u = await t.makeUser()
       const res = await u.api.put('/api/account/update', { email: `both${u.user.id}@example.com`, password: 'another-pass' })

@@ -139,6 +139,13 @@ describe('dashboard, login and logout', () => {
       expectPage(blocked, 429)
       expect(blocked.headers['retry-after']).toBe('900')
       expect(blocked.headers['set-cookie']).toBeUndefined()
+      // a forged X-Forwarded-For does not change the address the throttle sees (TRUST_PROXY is off)
+      const spoofed = await t.app.inject({
+        method: 'POST', url: '/login', remoteAddress: ip,
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': '203.0.113.99' },
+        payload: new URLSearchParams({ email: u.user.email, password: 'correct horse' }).toString(),
+      })
+      expect(spoofed.statusCode).toBe(429)
       // another IP, or another email from this IP, is not blocked
       expect((await inject('POST', '/login', { form: { email: u.user.email, password: 'correct horse' }, ip: '198.51.100.24' })).statusCode).toBe(302)
       const v = await t.makeUser({ password: 'other pass' })

@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify'
 import { eq } from 'drizzle-orm'
 import { z } from 'zod'
 import type { ZodTypeProvider } from '../../http/zod.js'
-import { users } from '../../db/schema/index.js'
+import { sessions, users } from '../../db/schema/index.js'
 import { badRequest, conflict, isUniqueViolation } from '../../http/errors.js'
 import { email, optional, password } from '../../http/fields.js'
 import { hashPassword } from '../../lib/passwords.js'
@@ -27,7 +27,11 @@ const account: FastifyPluginAsync = async (app) => {
     if (newEmail !== undefined) changes.email = newEmail
     if (newPassword !== undefined) changes.passwordHash = await hashPassword(newPassword)
     try {
-      await app.db.update(users).set(changes).where(eq(users.id, req.user.id))
+      await app.db.transaction(async (tx) => {
+        await tx.update(users).set(changes).where(eq(users.id, req.user.id))
+        // a new password signs out every dashboard session (the API key is unaffected)
+        if (newPassword !== undefined) await tx.delete(sessions).where(eq(sessions.userId, req.user.id))
+      })
     } catch (err) {
       if (isUniqueViolation(err)) throw conflict('That email address is already registered.', 'email')
       throw err
