@@ -117,13 +117,6 @@ describe('pixels', () => {
       { name: 'a tag with a newline', body: { type: 'snapchat', name: 'n', tag: 'abc\ndef' }, message: /tag must be 1 to 64 letters/ },
       { name: 'a unicode tag', body: { type: 'adrollpixel', name: 'n', tag: 'ÄBC' }, message: /tag must be 1 to 64 letters/ },
       { name: 'a 65-character tag', body: { type: 'reddit', name: 'n', tag: 'a'.repeat(65) }, message: /tag must be 1 to 64 letters/ },
-      { name: 'a GTM tag without its prefix', body: { type: 'gtmpixel', name: 'n', tag: 'ABC1234' }, message: /not a valid gtmpixel id.*GTM-/ },
-      { name: 'a GA tag of the wrong shape', body: { type: 'gapixel', name: 'n', tag: 'GTM-ABC1234' }, message: /not a valid gapixel id/ },
-      { name: 'a Facebook tag with letters', body: { type: 'fbpixel', name: 'n', tag: '12345abc' }, message: /not a valid fbpixel id.*digits only/ },
-      { name: 'a LinkedIn tag with letters', body: { type: 'linkedinpixel', name: 'n', tag: 'li-123' }, message: /not a valid linkedinpixel id/ },
-      { name: 'a Bing tag with a dot', body: { type: 'bing', name: 'n', tag: '123.45' }, message: /not a valid bing id/ },
-      { name: 'a Pinterest tag with a slash', body: { type: 'pinterest', name: 'n', tag: '123/45' }, message: /not a valid pinterest id/ },
-      { name: 'an AdWords tag with a bad label', body: { type: 'adwordspixel', name: 'n', tag: 'AW-123/a.b' }, message: /not a valid adwordspixel id/ },
     ])('refuses $name (400) and writes nothing', async ({ body, message }) => {
       const before = await pixelCount()
       expectError(await me.api.post('/api/pixel/add', body), 400, message)
@@ -175,7 +168,7 @@ describe('pixels', () => {
   })
 
   describe('PUT /api/pixel/:id/update', () => {
-    it('changes the tag (checked against the pixel’s type) and the name when sent', async () => {
+    it('changes the tag and the name when sent', async () => {
       const id = await addPixel(me, { type: 'gapixel', name: 'Analytics', tag: 'G-OLD1234' })
       const res = await me.api.put(`/api/pixel/${id}/update`, { tag: 'UA-1234-5' })
       expect(res.statusCode).toBe(200)
@@ -190,7 +183,6 @@ describe('pixels', () => {
     it.each([
       { name: 'no tag', body: { name: 'x' }, message: /tag is required/ },
       { name: 'a null tag', body: { tag: null }, message: /tag is required/ },
-      { name: 'a tag of another type’s shape', body: { tag: '1234567' }, message: /not a valid gtmpixel id/ },
       { name: 'a hostile tag', body: { tag: 'GTM-1"><script>' }, message: /tag must be 1 to 64 letters/ },
       { name: 'a numeric name', body: { name: 3, tag: 'GTM-1' }, message: /name must be a string/ },
       { name: 'a long name', body: { name: 'x'.repeat(256), tag: 'GTM-1' }, message: /at most 255/ },
