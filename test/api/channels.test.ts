@@ -26,12 +26,12 @@ describe('channels', () => {
   let seq = 0
   const insertLink = async (userId: number, over: Partial<typeof links.$inferInsert> = {}) =>
     (await t.app.db.insert(links).values({ userId, alias: `ch${++seq}u${userId}`, url: 'https://example.com/page', ...over }).returning())[0]
-  const insertQr = async (userId: number, name: string) => {
+  const insertQr = async (userId: number, name: string, type: 'link' | 'wifi' = 'link') => {
     const alias = `qr${++seq}u${userId}`
     return (
       await t.app.db
         .insert(qrCodes)
-        .values({ userId, alias, type: 'link', data: 'https://example.com', target: 'https://example.com', content: `${base}/q/${alias}`, name })
+        .values({ userId, alias, type, data: 'https://example.com', target: 'https://example.com', content: `${base}/q/${alias}`, name })
         .returning()
     )[0]
   }
@@ -108,6 +108,16 @@ describe('channels', () => {
   })
 
   describe('assign and GET /api/channel/:id', () => {
+    it('links a text or wifi QR code to its image, since it has no scan URL', async () => {
+      const u = await t.makeUser()
+      const ch = await addChannel(u, { name: 'Wifi' })
+      const qr = await insertQr(u.user.id, 'Guest wifi', 'wifi')
+      expect((await u.api.post(`/api/channel/${ch.id}/assign/qr/${qr.id}`)).statusCode).toBe(200)
+      expect((await u.api.get(`/api/channel/${ch.id}`)).json().data.items).toEqual([
+        { type: 'qr', id: qr.id, title: 'Guest wifi', preview: `${base}/qr/${qr.alias}`, link: `${base}/qr/${qr.alias}`, date: today() },
+      ])
+    })
+
     it('lists links and QR codes with title, preview, link and date', async () => {
       const u = await t.makeUser()
       const ch = await addChannel(u, { name: 'Mixed' })

@@ -18,7 +18,8 @@ export function presentChannelItem(config: Config, row: ChannelItemRow) {
       id: row.id,
       title: row.qrName!,
       preview: `${config.publicUrl}/qr/${row.qrAlias}`,
-      link: `${config.publicUrl}/q/${row.qrAlias}`,
+      // text and wifi codes carry their content, not a tracked scan URL: their link is the image
+      link: row.qrType === 'text' || row.qrType === 'wifi' ? `${config.publicUrl}/qr/${row.qrAlias}` : `${config.publicUrl}/q/${row.qrAlias}`,
       date: toDay(row.qrCreatedAt!),
     }
   }

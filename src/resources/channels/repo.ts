@@ -96,6 +96,7 @@ export async function listChannelItems(db: Db, ownerId: number, channelId: numbe
         linkCreatedAt: links.createdAt,
         linkDomain: domains.domain,
         qrAlias: qrCodes.alias,
+        qrType: qrCodes.type,
         qrName: qrCodes.name,
         qrCreatedAt: qrCodes.createdAt,
       })
