@@ -54,6 +54,9 @@ const env = z.object({
   ).default('info'),
 })
 
+/** Every variable Kurz reads (README.md's table is checked against this list). */
+export const ENV_VARS = Object.keys(env.shape) as (keyof typeof env.shape)[]
+
 export type Config = ReturnType<typeof loadConfig>
 
 /** Reads and validates the environment once; everything else gets the frozen result. */

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { loadConfig } from '../../src/config.js'
+import { readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { ENV_VARS, loadConfig } from '../../src/config.js'
 
 describe('loadConfig', () => {
   it('has the DECISIONS §1 defaults', () => {
@@ -95,5 +97,14 @@ describe('loadConfig', () => {
   it('accepts LOG_LEVEL in any case and every redirect status', () => {
     expect(loadConfig({ LOG_LEVEL: 'DEBUG' }).logLevel).toBe('debug')
     for (const s of ['301', '302', '307', '308']) expect(loadConfig({ REDIRECT_STATUS: s }).redirect.status).toBe(Number(s))
+  })
+
+  it('reads exactly the variables of DECISIONS §1, each documented in README.md', () => {
+    expect([...ENV_VARS].sort()).toEqual([
+      'ADMIN_API_KEY', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'ADMIN_USERNAME', 'DATABASE_URL', 'DATA_DIR', 'HOST', 'LOG_LEVEL', 'PORT',
+      'PUBLIC_URL', 'RATE_LIMIT_MAX', 'RATE_LIMIT_WINDOW', 'REDIRECT_STATUS', 'REDIS_URL', 'SECRET_KEY', 'TRUST_PROXY', 'V1_RATE_LIMIT_MAX',
+    ])
+    const readme = readFileSync(resolve(import.meta.dirname, '../../README.md'), 'utf8')
+    for (const name of ENV_VARS) expect(readme).toContain(`| \`${name}\` |`)
   })
 })
