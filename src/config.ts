@@ -24,7 +24,17 @@ const trustProxyEnv = z
 const env = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
-  PUBLIC_URL: optionalString.pipe(z.url({ protocol: /^https?$/, message: 'PUBLIC_URL must be an http(s) URL' }).optional()),
+  PUBLIC_URL: optionalString.pipe(
+    z
+      .url({ protocol: /^https?$/, message: 'PUBLIC_URL must be an http(s) URL' })
+      // short links live at the root of the origin: /<alias>
+      .refine((u) => {
+        if (!URL.canParse(u)) return true // already reported as not a URL
+        const p = new URL(u)
+        return p.pathname.replace(/\/+$/, '') === '' && !p.search && !p.hash && !p.username && !p.password
+      }, 'PUBLIC_URL must be an origin such as https://sho.rt, without a path')
+      .optional(),
+  ),
   DATABASE_URL: optionalString.pipe(
     z.string().regex(/^postgres(ql)?:\/\//i, 'DATABASE_URL must be a postgres:// URL (leave it unset for the embedded database)').optional(),
   ),

@@ -75,6 +75,8 @@ describe('loadConfig', () => {
     [{ PORT: '70000' }, /PORT/],
     [{ PUBLIC_URL: 'ftp://x.example' }, /PUBLIC_URL/],
     [{ PUBLIC_URL: 'not a url' }, /PUBLIC_URL/],
+    [{ PUBLIC_URL: 'https://example.com/short' }, /PUBLIC_URL must be an origin/],
+    [{ PUBLIC_URL: 'https://example.com/?x=1' }, /PUBLIC_URL must be an origin/],
     [{ DATABASE_URL: 'mysql://db/kurz' }, /DATABASE_URL/],
     [{ SECRET_KEY: 'short' }, /SECRET_KEY.*32/],
     [{ ADMIN_EMAIL: 'nope' }, /ADMIN_EMAIL/],
