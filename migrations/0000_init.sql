@@ -287,6 +287,6 @@ CREATE INDEX "channels_user_idx" ON "channels" USING btree ("user_id");--> state
 CREATE INDEX "pixels_user_idx" ON "pixels" USING btree ("user_id");--> statement-breakpoint
 CREATE INDEX "qr_codes_user_idx" ON "qr_codes" USING btree ("user_id","created_at");--> statement-breakpoint
 CREATE INDEX "click_visitors_day_idx" ON "click_visitors" USING btree ("day");--> statement-breakpoint
-CREATE INDEX "clicks_link_created_idx" ON "clicks" USING btree ("link_id","created_at");--> statement-breakpoint
-CREATE INDEX "clicks_qr_created_idx" ON "clicks" USING btree ("qr_id","created_at");--> statement-breakpoint
+CREATE INDEX "clicks_link_created_idx" ON "clicks" USING btree ("link_id","created_at") WHERE "clicks"."link_id" is not null;--> statement-breakpoint
+CREATE INDEX "clicks_qr_created_idx" ON "clicks" USING btree ("qr_id","created_at") WHERE "clicks"."qr_id" is not null;--> statement-breakpoint
 CREATE INDEX "clicks_created_idx" ON "clicks" USING btree ("created_at");

@@ -1,4 +1,7 @@
-import { mkdirSync } from 'node:fs'
+import { execFile } from 'node:child_process'
+import { existsSync, mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
 import { drizzle as drizzlePg, type NodePgDatabase } from 'drizzle-orm/node-postgres'
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
 import { PGlite } from '@electric-sql/pglite'
@@ -19,6 +22,26 @@ export interface DbHandle {
 }
 
 export type DbConfig = { kind: 'pg'; url: string } | { kind: 'pglite'; dir?: string }
+
+/**
+ * PGlite runs in this process, so its memory is ours (DECISIONS §9, idle RSS < 250 MB): Postgres'
+ * default 128 MB of shared buffers is far more than one embedded instance needs.
+ */
+const PGLITE_CONF = ['shared_buffers=32MB', 'max_connections=10']
+
+/**
+ * initdb inside PGlite leaves about 600 MB allocated that the process never gets back, so a fresh
+ * data directory is initialised by a short-lived child process; this one then only opens it.
+ */
+async function initPgliteDir(dir: string): Promise<void> {
+  const url = import.meta.resolve('@electric-sql/pglite')
+  const script = `const { PGlite } = await import(${JSON.stringify(url)}); const db = new PGlite(${JSON.stringify(dir)}); await db.waitReady; await db.close()`
+  try {
+    await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { timeout: 120_000 })
+  } catch {
+    // PGlite initialises the directory itself below; it only costs memory
+  }
+}
 
 export async function createDb(config: DbConfig): Promise<DbHandle> {
   if (config.kind === 'pg') {
@@ -42,8 +65,11 @@ export async function createDb(config: DbConfig): Promise<DbHandle> {
       },
     }
   }
-  if (config.dir) mkdirSync(config.dir, { recursive: true })
-  const client = new PGlite(config.dir)
+  if (config.dir) {
+    mkdirSync(config.dir, { recursive: true })
+    if (!existsSync(join(config.dir, 'PG_VERSION'))) await initPgliteDir(config.dir)
+  }
+  const client = new PGlite(config.dir, { postgresqlconf: PGLITE_CONF })
   await client.waitReady
   const db = drizzlePglite(client, { schema, casing: 'snake_case' }) as unknown as Db
   let closed = false

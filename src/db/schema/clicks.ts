@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm'
 import { bigserial, boolean, date, index, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core'
 import { createdAt } from './columns.js'
 import { links } from './links.js'
@@ -25,9 +26,10 @@ export const clicks = pgTable(
     bot: boolean().notNull().default(false),
     visitorHash: text().notNull(),
   },
+  // partial: a row belongs to a link or to a QR code, so each insert maintains one of the two
   (t) => [
-    index('clicks_link_created_idx').on(t.linkId, t.createdAt),
-    index('clicks_qr_created_idx').on(t.qrId, t.createdAt),
+    index('clicks_link_created_idx').on(t.linkId, t.createdAt).where(sql`${t.linkId} is not null`),
+    index('clicks_qr_created_idx').on(t.qrId, t.createdAt).where(sql`${t.qrId} is not null`),
     index('clicks_created_idx').on(t.createdAt),
   ],
 )
