@@ -63,8 +63,8 @@ export function visitorHash(key: Buffer, day: string, ip: string, userAgent: str
   return createHmac('sha256', key).update(`${day}\n${ip}\n${userAgent}`).digest('hex').slice(0, 32)
 }
 
+/** What a click row records besides its time; identical for repeated visits of one visitor on one day. */
 export interface EnrichedClick {
-  at: Date
   day: string
   country: string | null
   referrer: string | null
@@ -77,13 +77,20 @@ export interface EnrichedClick {
   visitorHash: string
 }
 
+// Real traffic repeats: the same visitor (IP, browser, referrer) clicks again the same day. The
+// cache saves the HMAC, the geo lookup and the URL parse; the shared object also lets a batch
+// count rollups per distinct visitor instead of per click.
+const enrichCache = new LRUCache<string, EnrichedClick>({ max: 10_000 })
+
 /** Everything a click row needs, computed at flush time, off the response path. */
 export function enrich(visitorKey: Buffer, visitor: Visitor, at: Date): EnrichedClick {
   const day = toDay(at)
+  const key = `${day}\n${visitor.ip}\n${visitor.isBot ? 1 : 0}\n${visitor.language ?? ''}\n${visitor.referrer}\n${visitor.userAgent}`
+  const hit = enrichCache.get(key)
+  if (hit) return hit
   const ua = parseUserAgent(visitor.userAgent)
   const referrer = referrerHost(visitor.referrer)
-  return {
-    at,
+  const e: EnrichedClick = {
     day,
     country: countryOf(visitor.ip),
     referrer,
@@ -95,4 +102,6 @@ export function enrich(visitorKey: Buffer, visitor: Visitor, at: Date): Enriched
     bot: visitor.isBot,
     visitorHash: visitorHash(visitorKey, day, visitor.ip, visitor.userAgent),
   }
+  enrichCache.set(key, e)
+  return e
 }

@@ -18,7 +18,8 @@ export interface Hit {
 }
 
 interface Buffered extends Hit {
-  at: Date
+  /** epoch milliseconds of the visit */
+  at: number
   enriched?: EnrichedClick
   /** counted in `pending` (a human visit of a link) */
   human: boolean
@@ -51,8 +52,6 @@ export interface RecorderStats {
 const MAX_BACKOFF_MS = 10_000
 /** a batch that fails this often while the database answers pings is refused by it, not waiting for it */
 const POISON_ATTEMPTS = 5
-
-const monthOf = (d: Date) => d.toISOString().slice(0, 7)
 
 /** Rows of a raw statement: both drivers answer `{ rows }`. */
 const rowsOf = <T>(result: unknown): T[] => (result as { rows: T[] }).rows
@@ -106,7 +105,16 @@ export class ClickRecorder {
       return
     }
     const human = !hit.visitor.isBot && hit.linkId !== undefined
-    this.buffer.push({ ...hit, at: new Date(), human })
+    this.buffer.push({
+      linkId: hit.linkId,
+      qrId: hit.qrId,
+      userId: hit.userId,
+      source: hit.source,
+      visitor: hit.visitor,
+      rotation: hit.rotation,
+      at: Date.now(),
+      human,
+    })
     this.counters.recorded++
     if (human) this.pending.set(hit.linkId!, (this.pending.get(hit.linkId!) ?? 0) + 1)
     this.schedule(this.buffer.length >= this.opts.batchSize ? 0 : this.opts.flushIntervalMs)
@@ -245,7 +253,7 @@ export class ClickRecorder {
 
   /** One transaction for the whole batch; returns how many hits were stored (others: deleted subjects). */
   private async write(batch: Buffered[]): Promise<number> {
-    for (const h of batch) h.enriched ??= enrich(this.opts.visitorKey, h.visitor, h.at)
+    for (const h of batch) h.enriched ??= enrich(this.opts.visitorKey, h.visitor, new Date(h.at))
     return this.db.transaction(async (tx) => {
       const live = await this.existing(tx, batch)
       if (live.length === 0) return 0
@@ -257,7 +265,7 @@ export class ClickRecorder {
           link_id: h.linkId ?? null,
           qr_id: h.qrId ?? null,
           source: h.source,
-          created_at: h.at.toISOString(),
+          created_at: new Date(h.at).toISOString(),
           country: e.country,
           referrer: e.referrer,
           browser: e.browser,
@@ -328,7 +336,7 @@ export class ClickRecorder {
 
     const groups = new Map<string, { userId: number; month: string; idx: number[] }>()
     hits.forEach((h, i) => {
-      const month = monthOf(h.at)
+      const month = h.enriched!.day.slice(0, 7)
       const k = `${h.userId}|${month}`
       let g = groups.get(k)
       if (!g) groups.set(k, (g = { userId: h.userId, month, idx: [] }))
@@ -388,21 +396,31 @@ export class ClickRecorder {
       if (row) row.count += n
       else agg.set(k, { ...s, day, dimension, label: l, count: n })
     }
+    // count per (link or QR code, enrichment) first: repeated visitors share one enrichment object
+    const groups = new Map<string, Map<EnrichedClick, { subject: Subject; n: number }>>()
     for (const h of hits) {
-      const e = h.enriched!
       for (const s of subjectsOf(h)) {
+        let g = groups.get(s.subject)
+        if (!g) groups.set(s.subject, (g = new Map()))
+        const c = g.get(h.enriched!)
+        if (c) c.n++
+        else g.set(h.enriched!, { subject: s, n: 1 })
+      }
+    }
+    for (const g of groups.values()) {
+      for (const [e, { subject: s, n }] of g) {
         if (e.bot) {
-          add(s, e.day, 'bot', null)
+          add(s, e.day, 'bot', null, n)
           continue
         }
-        add(s, e.day, 'total', null)
-        add(s, e.day, 'country', e.country)
-        add(s, e.day, 'referrer', e.referrer)
-        add(s, e.day, 'browser', e.browser)
-        add(s, e.day, 'os', e.os)
-        add(s, e.day, 'device', e.device)
-        add(s, e.day, 'language', e.language)
-        if (e.social) add(s, e.day, 'social', e.social)
+        add(s, e.day, 'total', null, n)
+        add(s, e.day, 'country', e.country, n)
+        add(s, e.day, 'referrer', e.referrer, n)
+        add(s, e.day, 'browser', e.browser, n)
+        add(s, e.day, 'os', e.os, n)
+        add(s, e.day, 'device', e.device, n)
+        add(s, e.day, 'language', e.language, n)
+        if (e.social) add(s, e.day, 'social', e.social, n)
       }
     }
     const subjects = new Map<string, Subject>()

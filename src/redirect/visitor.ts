@@ -88,6 +88,26 @@ export function normaliseIp(ip: string): string {
   return m ? m[1] : ip
 }
 
+interface AgentInfo {
+  device: Device | null
+  isBot: boolean
+  isCrawler: boolean
+}
+
+// The same few thousand User-Agent strings make most traffic; their regex work is done once.
+const agents = new Map<string, AgentInfo>()
+const MAX_AGENTS = 5_000
+
+function agentInfo(ua: string): AgentInfo {
+  let info = agents.get(ua)
+  if (!info) {
+    if (agents.size >= MAX_AGENTS) agents.clear()
+    info = { device: deviceOf(ua), isBot: isBotAgent(ua), isCrawler: isCrawlerAgent(ua) }
+    agents.set(ua, info)
+  }
+  return info
+}
+
 /**
  * The visitor of this request. `req.ip` already honours X-Forwarded-For only when TRUST_PROXY is set
  * (Fastify `trustProxy`), so a spoofed header cannot move a visitor to another country.
@@ -95,14 +115,15 @@ export function normaliseIp(ip: string): string {
 export function visitorFromRequest(req: FastifyRequest): Visitor {
   const userAgent = header(req, 'user-agent', MAX_UA)
   const acceptLanguage = header(req, 'accept-language', MAX_ACCEPT_LANGUAGE)
+  const agent = agentInfo(userAgent)
   return {
     ip: normaliseIp(req.ip ?? ''),
     userAgent,
     referrer: header(req, 'referer', MAX_REFERRER),
     acceptLanguage,
-    language: firstLanguage(acceptLanguage),
-    device: deviceOf(userAgent),
-    isBot: isBotAgent(userAgent),
-    isCrawler: isCrawlerAgent(userAgent),
+    language: acceptLanguage ? firstLanguage(acceptLanguage) : null,
+    device: agent.device,
+    isBot: agent.isBot,
+    isCrawler: agent.isCrawler,
   }
 }
