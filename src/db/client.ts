@@ -27,7 +27,7 @@ export type DbConfig = { kind: 'pg'; url: string } | { kind: 'pglite'; dir?: str
  * PGlite runs in this process, so its memory is ours (DECISIONS §9, idle RSS < 250 MB): Postgres'
  * default 128 MB of shared buffers is far more than one embedded instance needs.
  */
-const PGLITE_CONF = ['shared_buffers=32MB', 'max_connections=10']
+const PGLITE_CONF = ['shared_buffers=16MB', 'max_connections=10']
 
 /**
  * initdb inside PGlite leaves about 600 MB allocated that the process never gets back, so a fresh
@@ -48,6 +48,9 @@ export async function createDb(config: DbConfig): Promise<DbHandle> {
     const pool = new pg.Pool({ connectionString: config.url, max: 10, connectionTimeoutMillis: 5_000 })
     // an idle client losing its server must not crash the process; queries report their own errors
     pool.on('error', () => {})
+    // A checked-out client whose server goes away (restart, failover) emits 'error' with no pool
+    // listener attached, which would crash the process; its query already rejects, so that is enough.
+    pool.on('connect', (client) => client.on('error', () => {}))
     const db = drizzlePg(pool, { schema, casing: 'snake_case' })
     return {
       db,
