@@ -213,6 +213,16 @@ CREATE TABLE "click_rollups" (
 	CONSTRAINT "click_rollups_subject_day_dimension_label_pk" PRIMARY KEY("subject","day","dimension","label")
 );
 --> statement-breakpoint
+CREATE TABLE "click_totals" (
+	"subject" text NOT NULL,
+	"link_id" integer,
+	"qr_id" integer,
+	"dimension" text NOT NULL,
+	"label" text NOT NULL,
+	"count" integer DEFAULT 0 NOT NULL,
+	CONSTRAINT "click_totals_subject_dimension_label_pk" PRIMARY KEY("subject","dimension","label")
+);
+--> statement-breakpoint
 CREATE TABLE "click_visitors" (
 	"subject" text NOT NULL,
 	"link_id" integer,
@@ -261,6 +271,8 @@ ALTER TABLE "pixels" ADD CONSTRAINT "pixels_user_id_users_id_fk" FOREIGN KEY ("u
 ALTER TABLE "qr_codes" ADD CONSTRAINT "qr_codes_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "click_rollups" ADD CONSTRAINT "click_rollups_link_id_links_id_fk" FOREIGN KEY ("link_id") REFERENCES "public"."links"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "click_rollups" ADD CONSTRAINT "click_rollups_qr_id_qr_codes_id_fk" FOREIGN KEY ("qr_id") REFERENCES "public"."qr_codes"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "click_totals" ADD CONSTRAINT "click_totals_link_id_links_id_fk" FOREIGN KEY ("link_id") REFERENCES "public"."links"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "click_totals" ADD CONSTRAINT "click_totals_qr_id_qr_codes_id_fk" FOREIGN KEY ("qr_id") REFERENCES "public"."qr_codes"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "click_visitors" ADD CONSTRAINT "click_visitors_link_id_links_id_fk" FOREIGN KEY ("link_id") REFERENCES "public"."links"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "click_visitors" ADD CONSTRAINT "click_visitors_qr_id_qr_codes_id_fk" FOREIGN KEY ("qr_id") REFERENCES "public"."qr_codes"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "clicks" ADD CONSTRAINT "clicks_link_id_links_id_fk" FOREIGN KEY ("link_id") REFERENCES "public"."links"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint

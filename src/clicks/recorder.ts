@@ -434,6 +434,17 @@ export class ClickRecorder {
     await tx.execute(sql`insert into click_rollups (subject, link_id, qr_id, day, dimension, label, count)
         select subject, link_id, qr_id, day, dimension, label, count from json_populate_recordset(null::click_rollups, ${JSON.stringify(rows)}::json)
         on conflict (subject, day, dimension, label) do update set count = click_rollups.count + excluded.count`)
+    // the same counts without the day: what statistics read
+    const totals = new Map<string, { subject: string; link_id: number | null; qr_id: number | null; dimension: string; label: string; count: number }>()
+    for (const r of rows) {
+      const k = `${r.subject}\u0000${r.dimension}\u0000${r.label}`
+      const t = totals.get(k)
+      if (t) t.count += r.count
+      else totals.set(k, { subject: r.subject, link_id: r.link_id, qr_id: r.qr_id, dimension: r.dimension, label: r.label, count: r.count })
+    }
+    await tx.execute(sql`insert into click_totals (subject, link_id, qr_id, dimension, label, count)
+        select subject, link_id, qr_id, dimension, label, count from json_populate_recordset(null::click_totals, ${JSON.stringify([...totals.values()])}::json)
+        on conflict (subject, dimension, label) do update set count = click_totals.count + excluded.count`)
   }
 
   private async bumpCounters(tx: Tx, hits: Buffered[], uniques: Map<string, number>) {

@@ -1,6 +1,6 @@
-import { eq, sql } from 'drizzle-orm'
+import { eq } from 'drizzle-orm'
 import type { Db } from '../db/client.js'
-import { clickRollups, links, qrCodes } from '../db/schema/index.js'
+import { clickTotals, links, qrCodes } from '../db/schema/index.js'
 
 export type Top = 0 | Record<string, string>
 
@@ -33,13 +33,12 @@ export function countryName(code: string): string {
 
 type Sums = Map<string, Map<string, number>>
 
-/** All-time sums of a subject's rollups per dimension and label: a few hundred rows, never a scan of clicks. */
+/** All-time sums per dimension and label (click_totals): a few dozen rows, never a scan of clicks. */
 async function rollupSums(db: Db, subject: string): Promise<Sums> {
   const rows = await db
-    .select({ dimension: clickRollups.dimension, label: clickRollups.label, n: sql<string>`sum(${clickRollups.count})` })
-    .from(clickRollups)
-    .where(eq(clickRollups.subject, subject))
-    .groupBy(clickRollups.dimension, clickRollups.label)
+    .select({ dimension: clickTotals.dimension, label: clickTotals.label, n: clickTotals.count })
+    .from(clickTotals)
+    .where(eq(clickTotals.subject, subject))
   const sums: Sums = new Map()
   for (const r of rows) {
     let m = sums.get(r.dimension)

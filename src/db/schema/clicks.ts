@@ -53,6 +53,23 @@ export const clickRollups = pgTable(
   (t) => [primaryKey({ columns: [t.subject, t.day, t.dimension, t.label] })],
 )
 
+/**
+ * All-time sums of the same dimensions, one row per (subject, dimension, label): what statistics
+ * read, so answering for a link with a million clicks over years touches a few dozen rows.
+ */
+export const clickTotals = pgTable(
+  'click_totals',
+  {
+    subject: text().notNull(),
+    linkId: integer().references(() => links.id, { onDelete: 'cascade' }),
+    qrId: integer().references(() => qrCodes.id, { onDelete: 'cascade' }),
+    dimension: text().notNull(),
+    label: text().notNull(),
+    count: integer().notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.subject, t.dimension, t.label] })],
+)
+
 /** Visitors seen per subject and day, so unique counts are exact without scanning clicks. */
 export const clickVisitors = pgTable(
   'click_visitors',
