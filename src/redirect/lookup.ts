@@ -116,10 +116,16 @@ export class LinkCache {
     this.subscriber = sub
     sub.on('error', (err) => this.o.log.warn({ err: err.message }, 'redis subscriber error'))
     let connectedBefore = false
+    let subscribed!: () => void
+    const first = new Promise<void>((resolve) => (subscribed = resolve))
     sub.on('ready', () => {
       // invalidations published while we were disconnected are lost: start from an empty cache
       if (connectedBefore) this.clear()
       connectedBefore = true
+      sub.subscribe(CHANNEL).then(
+        () => subscribed(),
+        (err: Error) => this.o.log.warn({ err: err.message }, 'redis subscribe failed; retried on reconnect'),
+      )
     })
     sub.on('message', (channel, message) => {
       if (channel !== CHANNEL) return
@@ -129,11 +135,8 @@ export class LinkCache {
       else if (kind === 'd') this.dropDomain(Number(id))
       else if (kind === '*') this.clear()
     })
-    try {
-      await sub.subscribe(CHANNEL)
-    } catch (err) {
-      this.o.log.warn({ err: (err as Error).message }, 'redis subscribe failed; cache invalidation stays local until it reconnects')
-    }
+    // start serving once subscribed, but never hang the start on an unreachable Redis
+    await Promise.race([first, new Promise((resolve) => setTimeout(resolve, 3_000).unref())])
   }
 
   async close(): Promise<void> {
