@@ -40,14 +40,16 @@ const env = z.object({
   ),
   DATA_DIR: z.string().default('./data'),
   SECRET_KEY: optionalString.pipe(z.string().min(32, 'SECRET_KEY must be at least 32 bytes').optional()),
-  ADMIN_EMAIL: optionalString.pipe(z.email({ message: 'ADMIN_EMAIL must be an email address' }).optional()),
+  // Operator settings are checked only as far as they must be: a stricter rule (a TLD, a key
+  // length) would stop a server whose operator chose, say, admin@localhost or a short key.
+  ADMIN_EMAIL: optionalString.pipe(z.string().regex(/^[^\s@]+@[^\s@]+$/, 'ADMIN_EMAIL must be an email address').max(254).optional()),
   ADMIN_USERNAME: optionalString.pipe(
     z.string().regex(/^[A-Za-z0-9_.-]{3,32}$/, 'ADMIN_USERNAME must be 3 to 32 letters, digits, dots, dashes or underscores').default('admin'),
   ),
-  ADMIN_PASSWORD: optionalString.pipe(z.string().min(5, 'ADMIN_PASSWORD must be at least 5 characters').optional()),
+  ADMIN_PASSWORD: optionalString.pipe(z.string().max(1024, 'ADMIN_PASSWORD must be at most 1024 characters').optional()),
   // the shape keyFromHeader accepts, so the configured key can actually sign in
   ADMIN_API_KEY: optionalString.pipe(
-    z.string().regex(/^[A-Za-z0-9_-]{16,128}$/, 'ADMIN_API_KEY must be 16 to 128 letters, digits, dashes or underscores').optional(),
+    z.string().regex(/^[\x21-\x7e]{1,256}$/, 'ADMIN_API_KEY must be 1 to 256 visible ASCII characters (no spaces)').optional(),
   ),
   RATE_LIMIT_MAX: z.coerce.number().int().positive().default(30),
   RATE_LIMIT_WINDOW: z.coerce.number().int().positive().default(60),

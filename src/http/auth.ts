@@ -20,7 +20,8 @@ declare module 'fastify' {
   }
 }
 
-const KEY_SHAPE = /^[A-Za-z0-9_-]{16,128}$/
+// Generated keys are 32 URL-safe characters; ADMIN_API_KEY may be any visible ASCII, so accept that.
+const KEY_SHAPE = /^[\x21-\x7e]{1,256}$/
 
 /** `Bearer <key>`, `Token <key>` or a bare key (DECISIONS §2, §3); the scheme is case-insensitive. */
 export function keyFromHeader(header: unknown): string | null {

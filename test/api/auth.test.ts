@@ -132,3 +132,19 @@ describe('API keys', () => {
     expect(JSON.stringify(ra)).not.toContain(b.user.username)
   })
 })
+
+describe('ADMIN_EMAIL / ADMIN_API_KEY bootstrap', () => {
+  let t: TestApp
+  beforeAll(async () => {
+    t = await testApp({ ADMIN_EMAIL: 'admin@localhost', ADMIN_API_KEY: 'admin-key' })
+  })
+  afterAll(() => t.close())
+
+  it('creates the admin on start with the operator’s key, whatever its length', async () => {
+    const res = await t.api('admin-key').get('/api/account')
+    expect(res.statusCode).toBe(200)
+    expect(res.json().data).toMatchObject({ email: 'admin@localhost', username: 'admin' })
+    expect((await t.api('admin-key').get('/api/plans')).statusCode).toBe(200)
+    expectError(await t.api('admin-kez').get('/api/account'), 401)
+  })
+})

@@ -81,8 +81,9 @@ describe('loadConfig', () => {
     [{ SECRET_KEY: 'short' }, /SECRET_KEY.*32/],
     [{ ADMIN_EMAIL: 'nope' }, /ADMIN_EMAIL/],
     [{ ADMIN_USERNAME: 'a b' }, /ADMIN_USERNAME/],
-    [{ ADMIN_PASSWORD: '1234' }, /ADMIN_PASSWORD/],
-    [{ ADMIN_API_KEY: 'too-short' }, /ADMIN_API_KEY/],
+    [{ ADMIN_PASSWORD: 'x'.repeat(1025) }, /ADMIN_PASSWORD/],
+    [{ ADMIN_API_KEY: 'k'.repeat(257) }, /ADMIN_API_KEY/],
+    [{ ADMIN_API_KEY: 'caf\u00e9-key' }, /ADMIN_API_KEY/],
     [{ ADMIN_API_KEY: 'has spaces in it, and more than 16' }, /ADMIN_API_KEY/],
     [{ RATE_LIMIT_MAX: '0' }, /RATE_LIMIT_MAX/],
     [{ RATE_LIMIT_WINDOW: '-5' }, /RATE_LIMIT_WINDOW/],
@@ -94,6 +95,11 @@ describe('loadConfig', () => {
   ])('refuses %j naming the variable', (env, message) => {
     expect(() => loadConfig(env as Record<string, string>)).toThrow(message)
     expect(() => loadConfig(env as Record<string, string>)).toThrow(/^Invalid configuration: /)
+  })
+
+  it('accepts the admin settings an operator may reasonably choose', () => {
+    const c = loadConfig({ ADMIN_EMAIL: 'admin@localhost', ADMIN_PASSWORD: 'pw', ADMIN_API_KEY: 'admin-key' })
+    expect(c.admin).toEqual({ email: 'admin@localhost', username: 'admin', password: 'pw', apiKey: 'admin-key' })
   })
 
   it('accepts LOG_LEVEL in any case and every redirect status', () => {
