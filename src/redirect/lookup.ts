@@ -71,6 +71,8 @@ const LINK_TTL = 5 * 60_000
 const HOST_TTL = 5 * 60_000
 /** an unknown host is remembered briefly, so a newly added domain starts answering within seconds */
 const UNKNOWN_HOST_TTL = 5_000
+/** the set of every branded host (self-loop check of link writes); dropped by any domain invalidation */
+const HOST_SET_TTL = 5_000
 
 /** host[:port] as matched against domains.host: lower-case, no trailing dot, no default port. */
 export function normaliseHost(host: string): string {
@@ -102,6 +104,7 @@ export class LinkCache {
   private readonly keyById = new Map<number, string>()
   private readonly hosts = new LRUCache<string, ServeDomain | false>({ max: 10_000, ttl: HOST_TTL })
   private readonly loading = new Map<string, Promise<ServeLink | null>>()
+  private hostSet: { at: number; set: ReadonlySet<string> } | null = null
   /** bumped by every invalidation: a load that raced one is served but not cached */
   private generation = 0
   private readonly origin = randomUUID()
@@ -142,6 +145,21 @@ export class LinkCache {
   async close(): Promise<void> {
     this.subscriber?.disconnect()
     this.subscriber = null
+  }
+
+  /**
+   * Every branded host of the service (whoever owns it), each through `comparable`, for the
+   * self-loop check of link writes: loaded with `load` and kept until a domain invalidation (local
+   * or from another instance) or at most HOST_SET_TTL.
+   */
+  async brandedHosts(load: () => Promise<string[]>, comparable: (host: string) => string): Promise<ReadonlySet<string>> {
+    const cached = this.hostSet
+    if (cached && Date.now() - cached.at < HOST_SET_TTL) return cached.set
+    const generation = this.generation
+    const set = new Set((await load()).map(comparable))
+    // a load that raced an invalidation is used once but not kept
+    if (generation === this.generation) this.hostSet = { at: Date.now(), set }
+    return set
   }
 
   /** After any update or delete of a link. */
@@ -313,6 +331,7 @@ export class LinkCache {
 
   private dropDomain(domainId: number) {
     this.generation++
+    this.hostSet = null
     for (const [host, d] of this.hosts.entries()) if (d === false || d.id === domainId) this.hosts.delete(host)
     for (const [key, link] of this.links.entries()) if (link.domainId === domainId) this.links.delete(key)
     const prefix = `${domainId}|`
@@ -321,6 +340,7 @@ export class LinkCache {
 
   private clear() {
     this.generation++
+    this.hostSet = null
     this.links.clear()
     this.keyById.clear()
     this.hosts.clear()

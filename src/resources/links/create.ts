@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
-import { and, count, eq, inArray, sql } from 'drizzle-orm'
-import type { Tx } from '../../db/client.js'
+import { and, count, eq, inArray } from 'drizzle-orm'
+import type { Db, Tx } from '../../db/client.js'
 import {
   campaigns,
   channelItems,
@@ -266,7 +266,7 @@ async function resolveDomain(app: FastifyInstance, tx: Tx, user: AuthUser, input
  * A destination on this service's own hosts (PUBLIC_URL or any branded domain, whoever owns it)
  * would send visitors round in circles: refused, whatever the case, trailing dot or `www.`.
  */
-async function refuseSelfLoops(app: FastifyInstance, tx: Tx, destinations: Destination[]) {
+async function refuseSelfLoops(app: FastifyInstance, db: Db | Tx, destinations: Destination[]) {
   const byHost = new Map<string, string>()
   for (const d of destinations) {
     const r = checkUrl(d.url)
@@ -278,15 +278,15 @@ async function refuseSelfLoops(app: FastifyInstance, tx: Tx, destinations: Desti
   const own = comparableHost(new URL(app.config.publicUrl).hostname)
   const loop = (field: string) => bad(field, 'points at a short link of this service; use the destination URL itself.')
   if (byHost.has(own)) throw loop(byHost.get(own)!)
-  const comparable = sql`regexp_replace(regexp_replace(split_part(lower(${domains.host}), ':', 1), '\\.$', ''), '^www\\.', '')`
-  const [hit] = await tx
-    .select({ host: comparable })
-    .from(domains)
-    .where(inArray(comparable, [...byHost.keys()]))
-    .limit(1)
-  if (hit) throw loop(byHost.get(hit.host as string)!)
+  // every domain write invalidates this set (locally and, with REDIS_URL, on every instance)
+  const branded = await app.linkCache.brandedHosts(async () => (await db.select({ host: domains.host }).from(domains)).map((d) => d.host), comparableDomainHost)
+  for (const [host, field] of byHost) if (branded.has(host)) throw loop(field)
 }
 
+/** A stored `domains.host` (host[:port]) as refuseSelfLoops compares it: no port, case, trailing dot or `www.`. */
+function comparableDomainHost(host: string): string {
+  return comparableHost(host.toLowerCase().split(':')[0])
+}
 
 async function checkOwned(tx: Tx, user: AuthUser, prepared: Prepared, input: LinkInput) {
   if (prepared.pixelIds?.length) {
@@ -469,7 +469,6 @@ async function invalidate(app: FastifyInstance, linkId: number) {
 export async function createLink(app: FastifyInstance, user: AuthUser, rawInput: LinkInput): Promise<Link> {
   const input: LinkInput = { ...rawInput, deepLink: rawInput.deepLink ? { ...rawInput.deepLink } : rawInput.deepLink }
   const prepared = prepare(input, 'create')
-  const url = input.url!
   const customAlias = typeof input.alias === 'string' ? input.alias : null
   const [passwordHash, privacyPasswordHash] = await Promise.all([
     input.password ? hashPassword(input.password) : null,
@@ -477,66 +476,86 @@ export async function createLink(app: FastifyInstance, user: AuthUser, rawInput:
   ])
   if (input.privacy === PRIVACY.password && !privacyPasswordHash) throw bad('privacy_password', 'is required when the statistics page is password-protected.')
 
-  return app.db.transaction(async (tx) => {
-    const domainId = (await resolveDomain(app, tx, user, input)) ?? null
-    const typed = (await resolveType(tx, user, input, null)) ?? { type: 'direct' as const, pageId: null }
-    checkFeatures(
-      user,
-      featuresUsed(input, prepared, {
-        customAlias: customAlias !== null,
-        brandedAlias: customAlias !== null && domainId !== null,
-        domain: domainId !== null,
-        pageType: typed.type,
-      }),
-    )
-    await requireLinkRoom(tx, user)
-    await refuseSelfLoops(app, tx, prepared.destinations)
-    await checkOwned(tx, user, prepared, input)
+  // A plain link (no targets, pixels or channel items, no link cap to hold) is one INSERT: it needs
+  // no transaction and its BEGIN/COMMIT round trips. The checks before it only read.
+  const single =
+    (user.admin || !user.plan.maxLinks) &&
+    !Object.values(prepared.targets).some((list) => list.length) &&
+    !prepared.pixelIds?.length &&
+    !prepared.channelIds?.length
+  const write = (tx: Tx) => createIn(app, tx, user, input, prepared, customAlias, passwordHash, privacyPasswordHash)
+  return single ? write(app.db as unknown as Tx) : app.db.transaction(write)
+}
 
-    const metaTitle = blankToNull(input.metaTitle) ?? null
-    const metaDescription = blankToNull(input.metaDescription) ?? null
-    const values = {
-      userId: user.id,
-      domainId,
+async function createIn(
+  app: FastifyInstance,
+  tx: Tx,
+  user: AuthUser,
+  input: LinkInput,
+  prepared: Prepared,
+  customAlias: string | null,
+  passwordHash: string | null,
+  privacyPasswordHash: string | null,
+): Promise<Link> {
+  const url = input.url!
+  const domainId = (await resolveDomain(app, tx, user, input)) ?? null
+  const typed = (await resolveType(tx, user, input, null)) ?? { type: 'direct' as const, pageId: null }
+  checkFeatures(
+    user,
+    featuresUsed(input, prepared, {
       customAlias: customAlias !== null,
-      url,
-      title: blankToNull(input.title) ?? metaTitle,
-      description: blankToNull(input.description) ?? metaDescription,
-      type: typed.type,
-      pageId: typed.pageId,
-      passwordHash,
-      expiresAt: input.expiresAt ?? null,
-      expirationUrl: input.expirationUrl ?? null,
-      expirationClicks: input.expirationClicks ?? null,
-      privacy: input.privacy ?? PRIVACY.private,
-      privacyPasswordHash,
-      disabled: input.disabled ?? false,
-      metaTitle,
-      metaDescription,
-      metaImage: input.metaImage ?? null,
-      deepLink: deepLinkOf(input.deepLink, url) ?? null,
-      parameters: input.parameters ?? [],
-      targetType: input.targetType ?? derivedTargetType(new Set((Object.keys(prepared.targets) as TargetKind[]).filter((k) => prepared.targets[k]!.length))),
-      campaignId: input.campaignId ?? null,
-    }
+      brandedAlias: customAlias !== null && domainId !== null,
+      domain: domainId !== null,
+      pageType: typed.type,
+    }),
+  )
+  await requireLinkRoom(tx, user)
+  await refuseSelfLoops(app, tx, prepared.destinations)
+  await checkOwned(tx, user, prepared, input)
 
-    let link: Link | undefined
-    if (customAlias !== null) {
-      // ON CONFLICT DO NOTHING waits for a concurrent insert of the same alias to settle, so two
-      // racing requests end as one row and one 409, never a duplicate or an aborted transaction.
-      ;[link] = await tx.insert(links).values({ ...values, alias: customAlias }).onConflictDoNothing().returning()
-      if (!link) throw takenError(customAlias)
-    } else {
-      for (let attempt = 0; !link; attempt++) {
-        if (attempt >= 10 * ATTEMPTS_PER_LENGTH) throw new Error('could not find a free random alias')
-        const alias = randomAlias(6 + Math.floor(attempt / ATTEMPTS_PER_LENGTH))
-        if ((RESERVED_ALIASES as readonly string[]).includes(alias.toLowerCase())) continue
-        ;[link] = await tx.insert(links).values({ ...values, alias }).onConflictDoNothing().returning()
-      }
+  const metaTitle = blankToNull(input.metaTitle) ?? null
+  const metaDescription = blankToNull(input.metaDescription) ?? null
+  const values = {
+    userId: user.id,
+    domainId,
+    customAlias: customAlias !== null,
+    url,
+    title: blankToNull(input.title) ?? metaTitle,
+    description: blankToNull(input.description) ?? metaDescription,
+    type: typed.type,
+    pageId: typed.pageId,
+    passwordHash,
+    expiresAt: input.expiresAt ?? null,
+    expirationUrl: input.expirationUrl ?? null,
+    expirationClicks: input.expirationClicks ?? null,
+    privacy: input.privacy ?? PRIVACY.private,
+    privacyPasswordHash,
+    disabled: input.disabled ?? false,
+    metaTitle,
+    metaDescription,
+    metaImage: input.metaImage ?? null,
+    deepLink: deepLinkOf(input.deepLink, url) ?? null,
+    parameters: input.parameters ?? [],
+    targetType: input.targetType ?? derivedTargetType(new Set((Object.keys(prepared.targets) as TargetKind[]).filter((k) => prepared.targets[k]!.length))),
+    campaignId: input.campaignId ?? null,
+  }
+
+  let link: Link | undefined
+  if (customAlias !== null) {
+    // ON CONFLICT DO NOTHING waits for a concurrent insert of the same alias to settle, so two
+    // racing requests end as one row and one 409, never a duplicate or an aborted transaction.
+    ;[link] = await tx.insert(links).values({ ...values, alias: customAlias }).onConflictDoNothing().returning()
+    if (!link) throw takenError(customAlias)
+  } else {
+    for (let attempt = 0; !link; attempt++) {
+      if (attempt >= 10 * ATTEMPTS_PER_LENGTH) throw new Error('could not find a free random alias')
+      const alias = randomAlias(6 + Math.floor(attempt / ATTEMPTS_PER_LENGTH))
+      if ((RESERVED_ALIASES as readonly string[]).includes(alias.toLowerCase())) continue
+      ;[link] = await tx.insert(links).values({ ...values, alias }).onConflictDoNothing().returning()
     }
-    await writeRelations(tx, link.id, prepared, false)
-    return link
-  })
+  }
+  await writeRelations(tx, link.id, prepared, false)
+  return link
 }
 
 /** The plan's `links` cap (0 = unlimited; admins are never limited). */
