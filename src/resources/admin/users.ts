@@ -101,15 +101,25 @@ export async function apiKeysOf(db: Db, keys: Keys, userIds: number[]): Promise<
 
 export type KeyLookup = { user: User; plan: Plan | null; keyId: number; keyHash: string; revoked: boolean }
 
-export async function findByApiKey(db: Db, keys: Keys, apiKey: string): Promise<KeyLookup | null> {
-  const keyHash = hmac(keys.apiKeyLookup, apiKey)
-  const [row] = await db
+/** The key lookup of every API request, built once per database (drizzle's query build cost more than the query). */
+const keyLookups = new WeakMap<Db, ReturnType<typeof keyLookupQuery>>()
+
+function keyLookupQuery(db: Db) {
+  return db
     .select({ user: users, plan: plans, keyId: apiKeys.id, revokedAt: apiKeys.revokedAt })
     .from(apiKeys)
     .innerJoin(users, eq(users.id, apiKeys.userId))
     .leftJoin(plans, eq(plans.id, users.planId))
-    .where(eq(apiKeys.keyHash, keyHash))
+    .where(eq(apiKeys.keyHash, sql.placeholder('keyHash')))
     .limit(1)
+    .prepare('') // unnamed: no server-side prepared statement (poolers in transaction mode stay fine)
+}
+
+export async function findByApiKey(db: Db, keys: Keys, apiKey: string): Promise<KeyLookup | null> {
+  const keyHash = hmac(keys.apiKeyLookup, apiKey)
+  let query = keyLookups.get(db)
+  if (!query) keyLookups.set(db, (query = keyLookupQuery(db)))
+  const [row] = await query.execute({ keyHash })
   if (!row) return null
   return { user: row.user, plan: row.plan, keyId: row.keyId, keyHash, revoked: row.revokedAt !== null }
 }
