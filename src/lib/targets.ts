@@ -129,8 +129,12 @@ export const isCountryCode = (code: string) => COUNTRY_NAMES.has(code.toUpperCas
 export const DEVICES = ['iPhone', 'iPad', 'Android', 'Windows Phone', 'Windows', 'Mac', 'Linux', 'Chrome OS', 'BlackBerry'] as const
 export type Device = (typeof DEVICES)[number]
 
-/** A target may also name the iOS family (v1 platform `iOS`): it matches iPhone and iPad visitors. */
-export type DeviceMatch = Device | 'iOS'
+/**
+ * A target may also name the iOS family (v1 platform `iOS`: iPhone and iPad visitors) or Ubuntu
+ * (v1 platform `Ubuntu`: Ubuntu visitors, who otherwise count as Linux). So a link may target both
+ * `Linux` and `Ubuntu`, and an Ubuntu visitor prefers the Ubuntu target.
+ */
+export type DeviceMatch = Device | 'iOS' | 'Ubuntu'
 
 const DEVICE_BY_KEY = new Map<string, DeviceMatch>()
 for (const d of DEVICES) DEVICE_BY_KEY.set(deviceKey(d), d)
@@ -143,7 +147,7 @@ const DEVICE_SYNONYMS: Record<string, DeviceMatch> = {
   macos: 'Mac',
   macosx: 'Mac',
   macintosh: 'Mac',
-  ubuntu: 'Linux',
+  ubuntu: 'Ubuntu',
   chromeos: 'Chrome OS',
   chromiumos: 'Chrome OS',
   chromebook: 'Chrome OS',
@@ -166,32 +170,16 @@ export function normalizeDevice(input: string): DeviceMatch | null {
   return DEVICE_BY_KEY.get(deviceKey(input)) ?? null
 }
 
-/** Whether a visitor on `device` is matched by a target normalised to `match`. */
-export function deviceMatches(match: string, device: Device | null): boolean {
-  if (!device) return false
-  if (match === 'iOS') return device === 'iPhone' || device === 'iPad'
-  return match === device
-}
-
 /**
- * The visitor's device from ua-parser-js fields (`os.name`, `device.model`, `device.type`);
- * null when none of the known devices fits.
+ * Whether a visitor on `device` is matched by a target normalised to `match`. `ubuntu` says the
+ * visitor's system is Ubuntu: a `Ubuntu` target matches only those, a `Linux` target all Linux.
  */
-export function deviceOf(ua: { osName?: string | null; deviceModel?: string | null; deviceType?: string | null }): Device | null {
-  const os = deviceKey(ua.osName ?? '')
-  const model = deviceKey(ua.deviceModel ?? '')
-  if (os === 'ios' || os === 'ipados' || model === 'iphone' || model === 'ipad' || model === 'ipod') {
-    return model === 'ipad' || ua.deviceType === 'tablet' ? 'iPad' : 'iPhone'
-  }
-  if (os === 'windowsphone' || os === 'windowsmobile') return 'Windows Phone'
-  if (os === 'android') return 'Android'
-  if (os === 'blackberry' || os === 'rimtabletos') return 'BlackBerry'
-  if (os === 'chromeos' || os === 'chromiumos') return 'Chrome OS'
-  if (os === 'windows') return 'Windows'
-  if (os === 'macos' || os === 'macosx' || os === 'osx') return 'Mac'
-  const linuxes = ['linux', 'ubuntu', 'debian', 'fedora', 'mint', 'arch', 'gentoo', 'centos', 'redhat', 'suse', 'opensuse', 'manjaro', 'kubuntu', 'xubuntu', 'slackware']
-  if (linuxes.includes(os)) return 'Linux'
-  return null
+export function deviceMatches(match: string, device: Device | null, ubuntu = false): boolean {
+  if (!device) return false
+  const m = match.toLowerCase()
+  if (m === 'ios') return device === 'iPhone' || device === 'iPad'
+  if (m === 'ubuntu') return device === 'Linux' && ubuntu
+  return m === device.toLowerCase()
 }
 
 // ---------------------------------------------------------------- languages

@@ -130,6 +130,7 @@ const redirect: FastifyPluginAsync = async (app) => {
     }
     const ctx = {
       device: visitor.device,
+      ubuntu: visitor.ubuntu,
       country: link.targets.geo.length > 0 ? countryOf(visitor.ip) : null,
       language: visitor.language,
       isCrawler: visitor.isCrawler,

@@ -1,4 +1,5 @@
 import type { DeepLink, LinkParameter, LinkType } from '../db/schema/index.js'
+import { deviceMatches } from '../lib/targets.js'
 import type { Device } from './visitor.js'
 
 /**
@@ -31,6 +32,8 @@ export interface ResolvableLink {
 
 export interface VisitContext {
   device: Device | null
+  /** the visitor's system is Ubuntu (device is then Linux) */
+  ubuntu?: boolean
   /** ISO 3166-1 alpha-2, or null when unknown (looked up only when the link has geo targets) */
   country: string | null
   language: string | null
@@ -77,21 +80,18 @@ export function resolve(link: ResolvableLink, ctx: VisitContext, now: number): O
   return { kind: 'go', url: withParameters(url, ctx.query, link.parameters), type: link.type, rotation }
 }
 
-const deviceMatches = (match: string, device: Device | null) => {
-  if (!device) return false
-  const m = match.toLowerCase()
-  if (m === 'ios') return device === 'iPhone' || device === 'iPad'
-  return m === device.toLowerCase()
-}
 
 /** Deep link, then device, geo, language and rotation targets, else the long URL. */
-export function destination(link: ResolvableLink, ctx: Pick<VisitContext, 'device' | 'country' | 'language'>): { url: string; rotation?: number } {
+export function destination(link: ResolvableLink, ctx: Pick<VisitContext, 'device' | 'ubuntu' | 'country' | 'language'>): { url: string; rotation?: number } {
   const dl = link.deepLink
   if (dl) {
     if ((ctx.device === 'iPhone' || ctx.device === 'iPad') && dl.apple) return { url: dl.apple }
     if (ctx.device === 'Android' && dl.google) return { url: dl.google }
   }
-  const device = link.targets.device.find((t) => deviceMatches(t.match, ctx.device))
+  // the most specific target first: an Ubuntu visitor takes a `Ubuntu` target over a `Linux` one
+  const device =
+    (ctx.ubuntu && link.targets.device.find((t) => t.match.toLowerCase() === 'ubuntu')) ||
+    link.targets.device.find((t) => deviceMatches(t.match, ctx.device))
   if (device) return { url: device.url }
   if (ctx.country) {
     const geo = link.targets.geo.find((t) => t.match.toUpperCase() === ctx.country)

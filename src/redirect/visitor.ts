@@ -17,6 +17,8 @@ export interface Visitor {
   /** ISO 639-1 code of the first language of Accept-Language, lower-case */
   language: string | null
   device: Device | null
+  /** the system is Ubuntu (device is then Linux): a v1 `Ubuntu` platform target prefers it */
+  ubuntu?: boolean
   /** known crawler, bot or link-preview fetcher: served, recorded as a bot hit, not a click */
   isBot: boolean
   /** social network link-preview fetcher: gets the Open Graph page when the link has meta fields */
@@ -90,6 +92,7 @@ export function normaliseIp(ip: string): string {
 
 interface AgentInfo {
   device: Device | null
+  ubuntu: boolean
   isBot: boolean
   isCrawler: boolean
 }
@@ -102,7 +105,7 @@ function agentInfo(ua: string): AgentInfo {
   let info = agents.get(ua)
   if (!info) {
     if (agents.size >= MAX_AGENTS) agents.clear()
-    info = { device: deviceOf(ua), isBot: isBotAgent(ua), isCrawler: isCrawlerAgent(ua) }
+    info = { device: deviceOf(ua), ubuntu: /\bUbuntu\b/i.test(ua), isBot: isBotAgent(ua), isCrawler: isCrawlerAgent(ua) }
     agents.set(ua, info)
   }
   return info
@@ -123,6 +126,7 @@ export function visitorFromRequest(req: FastifyRequest): Visitor {
     acceptLanguage,
     language: acceptLanguage ? firstLanguage(acceptLanguage) : null,
     device: agent.device,
+    ubuntu: agent.ubuntu,
     isBot: agent.isBot,
     isCrawler: agent.isCrawler,
   }

@@ -61,6 +61,16 @@ describe('v1 links as visitors see them', () => {
     // no platform matched: the long URL
     expect((await visit(link.alias, { 'user-agent': 'curl/8.5.0' })).headers.location).toBe('https://example.com/fallback')
 
+    // all seven on one link: an Ubuntu visitor prefers the Ubuntu target, other Linux visitors get Linux
+    const seven = ['iOS', 'Android', 'Windows', 'OS X', 'Linux', 'Ubuntu', 'Chrome OS'] as const
+    const all: [string, string][] = [['url', 'https://example.com/fallback'], ['target_type', '2']]
+    seven.forEach((p, i) => all.push([`platform[${i}][key]`, p], [`platform[${i}][value]`, `https://${p.replace(' ', '').toLowerCase()}.example/`]))
+    const full = await create(all)
+    for (const p of seven) {
+      const res = await visit(full.alias, { 'user-agent': UA[p] })
+      expect([p, res.statusCode, res.headers.location]).toEqual([p, 302, `https://${p.replace(' ', '').toLowerCase()}.example/`])
+    }
+
     // the seventh name, Ubuntu, on a link of its own
     const ubuntu = await create([['url', 'https://example.com/fallback'], ['target_type', '2'], ['platform[0][key]', 'Ubuntu'], ['platform[0][value]', 'https://ubuntu.example/']])
     expect((await visit(ubuntu.alias, { 'user-agent': UA.Ubuntu })).headers.location).toBe('https://ubuntu.example/')

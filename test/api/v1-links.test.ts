@@ -191,14 +191,14 @@ describe('link interface v1: writes', () => {
     })
 
     it('platform targets take the seven v1 platform names and show them as sent', async () => {
-      const names = ['iOS', 'Android', 'Windows', 'OS X', 'Linux', 'Chrome OS']
+      const names = ['iOS', 'Android', 'Windows', 'OS X', 'Linux', 'Ubuntu', 'Chrome OS']
       const pairs: [string, string][] = [['url', 'https://example.com/page'], ['target_type', '2']]
       names.forEach((p, i) => pairs.push([`platform[${i}][key]`, p], [`platform[${i}][value]`, `https://p${i}.example/`]))
       const res = await post(a, form(pairs))
       expect(res.statusCode).toBe(201)
       expect(res.json().data.platform_target).toEqual(names.map((key, i) => ({ key, value: `https://p${i}.example/` })))
       expect(res.json().data.target_type).toBe(2)
-      // Ubuntu is a platform of its own in v1 (matched as Linux, so it cannot sit beside Linux)
+      // names are taken in any case and shown in the SPEC.md spelling
       const ubuntu = await post(a, form([['url', 'https://example.com/page'], ['target_type', '2'], ['platform[0][key]', 'ubuntu'], ['platform[0][value]', 'https://u.example/']]))
       expect(ubuntu.statusCode).toBe(201)
       expect(ubuntu.json().data.platform_target).toEqual([{ key: 'Ubuntu', value: 'https://u.example/' }])

@@ -3,7 +3,6 @@ import {
   countryName,
   DEVICES,
   deviceMatches,
-  deviceOf,
   isCountryCode,
   languageName,
   normalizeCountry,
@@ -108,7 +107,7 @@ describe('devices', () => {
     ['iOS', 'iOS'],
     ['OS X', 'Mac'],
     ['macOS', 'Mac'],
-    ['Ubuntu', 'Linux'],
+    ['Ubuntu', 'Ubuntu'],
   ])('normalizeDevice(%j) → %s', (input, match) => {
     expect(normalizeDevice(input)).toBe(match)
   })
@@ -131,23 +130,12 @@ describe('devices', () => {
     expect(deviceMatches('Linux', null)).toBe(false)
   })
 
-  it.each([
-    [{ osName: 'iOS', deviceModel: 'iPhone', deviceType: 'mobile' }, 'iPhone'],
-    [{ osName: 'iOS', deviceModel: 'iPad', deviceType: 'tablet' }, 'iPad'],
-    [{ osName: 'Android', deviceType: 'mobile' }, 'Android'],
-    [{ osName: 'Windows Phone' }, 'Windows Phone'],
-    [{ osName: 'Windows' }, 'Windows'],
-    [{ osName: 'Mac OS' }, 'Mac'],
-    [{ osName: 'macOS' }, 'Mac'],
-    [{ osName: 'Ubuntu' }, 'Linux'],
-    [{ osName: 'Linux' }, 'Linux'],
-    [{ osName: 'Chromium OS' }, 'Chrome OS'],
-    [{ osName: 'BlackBerry' }, 'BlackBerry'],
-    [{ osName: 'RIM Tablet OS' }, 'BlackBerry'],
-    [{ osName: 'PlayStation' }, null],
-    [{}, null],
-  ])('deviceOf(%j) → %s', (ua, device) => {
-    expect(deviceOf(ua)).toBe(device)
+  it('Ubuntu targets match only Ubuntu visitors; Linux targets match every Linux visitor', () => {
+    expect(deviceMatches('Ubuntu', 'Linux', true)).toBe(true)
+    expect(deviceMatches('Ubuntu', 'Linux', false)).toBe(false)
+    expect(deviceMatches('Ubuntu', 'Windows', true)).toBe(false)
+    expect(deviceMatches('Linux', 'Linux', true)).toBe(true)
+    expect(deviceMatches('Linux', 'Linux')).toBe(true)
   })
 })
 

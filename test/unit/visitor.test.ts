@@ -78,6 +78,7 @@ describe('visitorFromRequest', () => {
       acceptLanguage: 'de-DE,de;q=0.9',
       language: 'de',
       device: 'iPhone',
+      ubuntu: false,
       isBot: false,
       isCrawler: false,
     })
@@ -96,6 +97,7 @@ describe('visitorFromRequest', () => {
       acceptLanguage: '',
       language: null,
       device: null,
+      ubuntu: false,
       isBot: false,
       isCrawler: false,
     })
