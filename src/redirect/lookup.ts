@@ -6,9 +6,10 @@ import { asc, eq, sql } from 'drizzle-orm'
 import type { Db } from '../db/client.js'
 import {
   domains, linkPixels, links, linkTargets, pages, pixels,
-  type DeepLink, type LinkParameter, type LinkType, type PixelType,
+  type PixelType,
 } from '../db/schema/index.js'
 import type { ClickRecorder } from '../clicks/recorder.js'
+import type { ResolvableLink } from './resolve.js'
 
 export type Page = typeof pages.$inferSelect
 type LinkRow = typeof links.$inferSelect
@@ -19,28 +20,19 @@ export interface ServeTarget {
   url: string
 }
 
-/** Everything a visit of a link needs, loaded once and served from memory. */
-export interface ServeLink {
+/**
+ * Everything a visit of a link needs, loaded once and served from memory: what the pure resolve
+ * step reads, plus what answering and recording need.
+ */
+export interface ServeLink extends ResolvableLink {
   id: number
   userId: number
   domainId: number | null
   alias: string
-  url: string
-  type: LinkType
   title: string | null
   description: string | null
-  passwordHash: string | null
   privacy: number
   privacyPasswordHash: string | null
-  disabled: boolean
-  expiresAt: number | null
-  expirationUrl: string | null
-  expirationClicks: number | null
-  metaTitle: string | null
-  metaDescription: string | null
-  metaImage: string | null
-  deepLink: DeepLink | null
-  parameters: LinkParameter[]
   campaignId: number | null
   targets: { device: ServeTarget[]; geo: ServeTarget[]; language: ServeTarget[]; rotation: string[] }
   pixels: { id: number; type: PixelType; tag: string }[]
@@ -50,8 +42,6 @@ export interface ServeLink {
   clicksBase: number
   /** human clicks this instance recorded since it loaded the link */
   localClicks: number
-  /** 1-based position of the rotation target served last; 0 = none yet (links.last_rotation) */
-  lastRotation: number
 }
 
 export interface ServeDomain {
