@@ -25,7 +25,6 @@ export const notFound = (message = 'Not found.') => new ApiError(404, message)
 export const conflict = (message: string, field?: string) =>
   new ApiError(409, message, field ? { [field]: [message] } : undefined)
 export const gone = (message: string) => new ApiError(410, message)
-export const tooManyRequests = (message: string) => new ApiError(429, message)
 
 /** "url: Invalid URL" – the field path first, so the caller knows what to fix. */
 export function zodToApiError(err: z.ZodError, status = 400): ApiError {

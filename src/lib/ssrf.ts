@@ -190,8 +190,6 @@ export function blockedReason(address: string, opts: { allowLoopback?: boolean }
   return why
 }
 
-export const isPublicAddress = (address: string) => blockedReason(address) === null
-
 /**
  * The host of a URL as it will be contacted: the WHATWG parser already turns decimal, octal and hex
  * IPv4 forms into dotted quads; here brackets and a trailing dot are dropped and case is lowered.

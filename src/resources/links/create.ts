@@ -16,12 +16,10 @@ import {
   users,
   type DeepLink,
   type Feature,
-  type LinkParameter,
   type LinkType,
   type TargetKind,
 } from '../../db/schema/index.js'
-import type { AuthUser } from '../../http/auth.js'
-import { requireFeature } from '../../http/auth.js'
+import { requireFeature, type AuthUser } from '../../http/auth.js'
 import { badRequest, conflict, forbidden, isUniqueViolation, notFound } from '../../http/errors.js'
 import { toTimestamp } from '../../http/format.js'
 import { hashPassword } from '../../lib/passwords.js'
@@ -30,7 +28,7 @@ import { checkUrl, comparableHost } from '../../lib/url.js'
 import { aliasProblem, ATTEMPTS_PER_LENGTH, randomAlias, RESERVED_ALIASES } from './aliases.js'
 import { deriveDeepLink } from './deeplinks.js'
 import type { LinkInput, TargetInput } from './model.js'
-import { deleteChannelItemsOf, findOwnedLink, targetKinds, type Link } from './repo.js'
+import { deleteChannelItemsOf, targetKinds, type Link } from './repo.js'
 
 export type { Link }
 
