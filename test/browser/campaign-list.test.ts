@@ -1,16 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { existsSync } from 'node:fs'
-import type { AddressInfo } from 'node:net'
-import { chromium, type Browser } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { links } from '../../src/db/schema/index.js'
+import { hasChromium, launchBrowser, listen } from '../helpers/fixtures.js'
 import { testApp, type TestApp } from '../helpers/app.js'
 
-const CHROMIUM = '/usr/bin/chromium'
 const NAME = `Sale "><script>window.__pwned='name'</script><img src=x onerror="window.__pwned='img'">`
 const TITLE = `</title><svg onload="window.__pwned='svg'"><b>bold?</b> & 'quotes'`
 
 /** The public campaign list page in a real browser: hostile names render as text, nothing runs. */
-describe.skipIf(!existsSync(CHROMIUM))('campaign list page in Chromium', () => {
+describe.skipIf(!hasChromium)('campaign list page in Chromium', () => {
   let t: TestApp
   let browser: Browser
   let origin: string
@@ -18,8 +16,7 @@ describe.skipIf(!existsSync(CHROMIUM))('campaign list page in Chromium', () => {
 
   beforeAll(async () => {
     t = await testApp()
-    await t.app.listen({ port: 0, host: '127.0.0.1' })
-    origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
+    origin = await listen(t.app)
     const u = await t.makeUser({ username: 'browser_user' })
     const res = await u.api.post('/api/campaign/add', { name: NAME, public: true })
     const id = res.json().id as number
@@ -28,10 +25,7 @@ describe.skipIf(!existsSync(CHROMIUM))('campaign list page in Chromium', () => {
       { userId: u.user.id, alias: 'plain', url: 'https://example.com/', title: 'Plain title', campaignId: id },
     ])
     path = `/u/browser_user/${id}`
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    })
+    browser = await launchBrowser()
   })
   afterAll(async () => {
     await browser?.close()

@@ -1,13 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { existsSync } from 'node:fs'
-import type { AddressInfo } from 'node:net'
-import { chromium, type Browser } from 'playwright-core'
+import type { Browser } from 'playwright-core'
+import { hasChromium, launchBrowser, listen } from '../helpers/fixtures.js'
 import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
 
-const CHROMIUM = '/usr/bin/chromium'
-
 /** SSO in a real browser: the single-use URL lands on the dashboard, signed in. */
-describe.skipIf(!existsSync(CHROMIUM))('SSO and dashboard in Chromium', () => {
+describe.skipIf(!hasChromium)('SSO and dashboard in Chromium', () => {
   let t: TestApp
   let browser: Browser
   let origin: string
@@ -16,14 +13,10 @@ describe.skipIf(!existsSync(CHROMIUM))('SSO and dashboard in Chromium', () => {
 
   beforeAll(async () => {
     t = await testApp()
-    await t.app.listen({ port: 0, host: '127.0.0.1' })
-    origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
+    origin = await listen(t.app)
     admin = await t.makeUser({ admin: true })
     user = await t.makeUser({ username: 'browser.dash', plan: 'pro', password: 'correct horse' })
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    })
+    browser = await launchBrowser()
   })
   afterAll(async () => {
     await browser?.close()

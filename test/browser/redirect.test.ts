@@ -1,16 +1,15 @@
 import { createServer, type Server } from 'node:http'
-import { existsSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
+import { hasChromium, launchBrowser, listen } from '../helpers/fixtures.js'
 import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
 import { addLink, counters } from '../redirect/fixtures.js'
 
-const CHROMIUM = '/usr/bin/chromium'
 const HOSTILE = '<img src=x onerror=alert(1)>'
 
 /** Visits in a real browser: forms, countdowns, frames and pixels work, and hostile text stays text. */
-describe.skipIf(!existsSync(CHROMIUM))('redirect pages in Chromium', () => {
+describe.skipIf(!hasChromium)('redirect pages in Chromium', () => {
   let t: TestApp
   let pro: TestUser
   let browser: Browser
@@ -20,8 +19,7 @@ describe.skipIf(!existsSync(CHROMIUM))('redirect pages in Chromium', () => {
 
   beforeAll(async () => {
     t = await testApp()
-    await t.app.listen({ port: 0, host: '127.0.0.1' })
-    origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
+    origin = await listen(t.app)
     // the destination: a second local listener
     dest = createServer((req, res) => {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
@@ -30,10 +28,7 @@ describe.skipIf(!existsSync(CHROMIUM))('redirect pages in Chromium', () => {
     await new Promise<void>((r) => dest.listen(0, '127.0.0.1', r))
     destOrigin = `http://127.0.0.1:${(dest.address() as AddressInfo).port}`
     pro = await t.makeUser({ plan: 'pro' })
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    })
+    browser = await launchBrowser()
   })
   afterAll(async () => {
     await browser?.close()
