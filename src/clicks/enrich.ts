@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto'
 import { LRUCache } from 'lru-cache'
 import UAParser from 'ua-parser-js'
 import { toDay } from '../http/format.js'
-import type { Visitor } from '../redirect/visitor.js'
+import type { Visitor } from '../visit/visitor.js'
 import { countryOf } from './geo.js'
 
 export interface UaInfo {

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import { and, eq, inArray, sql, type SQL } from 'drizzle-orm'
 import type { Db, Tx } from '../db/client.js'
 import { clickQuota, links, plans, qrCodes, users } from '../db/schema/index.js'
-import type { Visitor } from '../redirect/visitor.js'
+import type { Visitor } from '../visit/visitor.js'
 import { enrich, type EnrichedClick } from './enrich.js'
 
 /** One visit of a link (direct or through a campaign rotator) or one scan of a QR code. */

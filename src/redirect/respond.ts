@@ -3,7 +3,7 @@ import type { ServeLink } from './lookup.js'
 import { usablePixels } from './pages/pixels.js'
 import { customSplashPage, framePage, overlayPage, pixelPage, safeHref, splashPage } from './pages/visit.js'
 
-/** A redirect: the Location is already safe (resolve.safeUrl); never cached by shared caches. */
+/** A redirect: the Location is already safe (visit/url safeUrl); never cached by shared caches. */
 export function redirectTo(reply: FastifyReply, status: number, location: string) {
   return reply.code(status).header('location', location).header('cache-control', 'private, max-age=0').send()
 }

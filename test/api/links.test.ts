@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { and, eq } from 'drizzle-orm'
 import { channelItems, clicks, linkPixels, links, linkTargets } from '../../src/db/schema/index.js'
-import type { Visitor } from '../../src/redirect/visitor.js'
+import type { Visitor } from '../../src/visit/visitor.js'
 import { expectError, testApp, type TestApp, type TestUser } from '../helpers/app.js'
 import {
   linkRow,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { qrCodes } from '../../src/db/schema/index.js'
 import { countryName, linkStats, qrStats } from '../../src/clicks/stats.js'
-import type { Visitor } from '../../src/redirect/visitor.js'
+import type { Visitor } from '../../src/visit/visitor.js'
 import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
 import { insertLink } from '../redirect/fixtures.js'
 import { UA } from '../redirect/user-agents.js'

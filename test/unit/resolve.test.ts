@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { destination, isExpired, resolve, safeUrl, withParameters, type ResolvableLink, type VisitContext } from '../../src/redirect/resolve.js'
+import { destination, isExpired, resolve, type ResolvableLink, type VisitContext } from '../../src/redirect/resolve.js'
+import { safeUrl, withParameters } from '../../src/visit/url.js'
 
 const NOW = Date.UTC(2030, 0, 15, 12, 0, 0)
 

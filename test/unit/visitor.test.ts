@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import { describe, expect, it } from 'vitest'
 import { UA } from '../redirect/user-agents.js'
-import { deviceOf, firstLanguage, isBotAgent, isCrawlerAgent, normaliseIp, platformOf, visitorFromRequest } from '../../src/redirect/visitor.js'
+import { deviceOf, firstLanguage, isBotAgent, isCrawlerAgent, normaliseIp, platformOf, visitorFromRequest } from '../../src/visit/visitor.js'
 
 describe('deviceOf', () => {
   it.each([

@@ -4,7 +4,7 @@ import type { ZodTypeProvider } from '../../http/zod.js'
 import { badRequest } from '../../http/errors.js'
 import { optional } from '../../http/fields.js'
 import { notFoundPage } from '../../lib/html.js'
-import { visitorFromRequest } from '../../redirect/visitor.js'
+import { visitorFromRequest } from '../../visit/visitor.js'
 import { DEFAULT_SIZE, etagOf, MAX_SIZE, MIN_SIZE, parseColour, renderKey, renderQr, type ImageFormat, type RenderOptions, type Rgb } from './render.js'
 import * as repo from './repo.js'
 

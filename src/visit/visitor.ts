@@ -1,7 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-
-/** Canonical device names of DECISIONS §4 (`devicetarget.device`). */
-export type Device = 'iPhone' | 'iPad' | 'Android' | 'Windows Phone' | 'Windows' | 'Mac' | 'Linux' | 'Chrome OS' | 'BlackBerry'
+import type { Device } from '../lib/targets.js'
 
 /**
  * What a visit knows about the visitor, read once from the request. Every header-derived string is
