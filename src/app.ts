@@ -25,6 +25,7 @@ import qr from './resources/qr/index.js'
 import pages from './resources/pages/index.js'
 import v1Links from './resources/v1-links/index.js'
 import dashboard from './dashboard/index.js'
+import dashboardApi from './dashboard/api.js'
 import redirect from './redirect/index.js'
 import qrPublic from './resources/qr/public.js'
 import { createClickRecorder } from './clicks/recorder.js'
@@ -112,13 +113,13 @@ export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promis
   await app.register(async (api) => {
     api.addHook('onRequest', authenticate)
     await api.register(async (management) => {
-      await registerRateLimit(management, { max: config.rateLimit.max, name: 'api' })
-      for (const plugin of [account, admin, domains, campaigns, channels, links, pixels, qr, pages]) {
+      await registerRateLimit(management, { max: config.rateLimit.max, sessionMax: config.rateLimit.dashboardMax, name: 'api' })
+      for (const plugin of [account, admin, domains, campaigns, channels, links, pixels, qr, pages, dashboardApi]) {
         await management.register(plugin)
       }
     })
     await api.register(async (v1) => {
-      await registerRateLimit(v1, { max: config.rateLimit.v1Max, name: 'v1' })
+      await registerRateLimit(v1, { max: config.rateLimit.v1Max, sessionMax: config.rateLimit.dashboardMax, name: 'v1' })
       await v1.register(v1Links)
     })
   })

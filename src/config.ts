@@ -54,6 +54,7 @@ const env = z.object({
   RATE_LIMIT_MAX: z.coerce.number().int().positive().default(30),
   RATE_LIMIT_WINDOW: z.coerce.number().int().positive().default(60),
   V1_RATE_LIMIT_MAX: z.coerce.number().int().positive().default(120),
+  DASHBOARD_RATE_LIMIT_MAX: z.coerce.number().int().positive().default(600),
   REDIS_URL: optionalString.pipe(z.string().regex(/^rediss?:\/\//i, 'REDIS_URL must be a redis:// or rediss:// URL').optional()),
   TRUST_PROXY: trustProxyEnv.default(false),
   REDIRECT_STATUS: z.coerce
@@ -93,7 +94,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     dataDir: e.DATA_DIR,
     secretKey: e.SECRET_KEY,
     admin: { email: e.ADMIN_EMAIL, username: e.ADMIN_USERNAME, password: e.ADMIN_PASSWORD, apiKey: e.ADMIN_API_KEY },
-    rateLimit: { max: e.RATE_LIMIT_MAX, windowSeconds: e.RATE_LIMIT_WINDOW, v1Max: e.V1_RATE_LIMIT_MAX },
+    rateLimit: { max: e.RATE_LIMIT_MAX, windowSeconds: e.RATE_LIMIT_WINDOW, v1Max: e.V1_RATE_LIMIT_MAX, dashboardMax: e.DASHBOARD_RATE_LIMIT_MAX },
     redisUrl: e.REDIS_URL,
     trustProxy: e.TRUST_PROXY,
     redirect: { status: e.REDIRECT_STATUS as 301 | 302 | 307 | 308 },

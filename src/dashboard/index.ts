@@ -6,12 +6,16 @@ import { html, messagePage, sendPage } from '../lib/html.js'
 import { hashPassword, verifyPassword } from '../lib/passwords.js'
 import { Throttle } from '../lib/throttle.js'
 import { MINUTE } from '../lib/time.js'
-import { apiKeyOf, findUserByEmail, findUserWithPlan, presentAccount } from '../resources/admin/users.js'
+import { findUserByEmail, findUserWithPlan, presentAccount } from '../resources/admin/users.js'
+import { unauthorized } from '../http/errors.js'
+import { csrfTokenFor } from './session.js'
+import { appShell, sendAsset, SPA_CSP, webRoot } from './static.js'
 import { SESSION_COOKIE, SESSION_TTL, consumeSsoToken, createSession, endSession, sessionUser } from '../resources/admin/sso.js'
 
 const loginBody = z.object({ email: z.string().max(254).default(''), password: z.string().max(1024).default('') })
 
-const dashboard: FastifyPluginAsync = async (app) => {
+const dashboard: FastifyPluginAsync<{ webRoot?: string }> = async (app, opts) => {
+  const root = opts.webRoot ?? webRoot()
   await app.register(formbody)
   const logins = new Throttle('login', 5, 15 * MINUTE, app.redis)
   let dummy: Promise<string> | undefined
@@ -86,28 +90,45 @@ const dashboard: FastifyPluginAsync = async (app) => {
     return reply.redirect('/login', 302)
   })
 
-  // GET /dashboard – who is signed in, their plan and API key
-  app.get('/dashboard', async (req: FastifyRequest, reply) => {
-    const userId = await sessionUser(app.db, req.cookies[SESSION_COOKIE])
+  async function signedIn(req: FastifyRequest) {
+    const token = req.cookies[SESSION_COOKIE]
+    const userId = await sessionUser(app.db, token)
     const found = userId ? await findUserWithPlan(app.db, userId) : undefined
-    if (!found) return reply.redirect('/login', 302)
-    const { user, plan } = found
-    const account = presentAccount(user, plan)
-    const key = await apiKeyOf(app.db, app.keys, user.id)
-    return sendPage(reply, 200, {
-      title: 'Dashboard · Kurz',
-      body: html`<main><h1>Dashboard</h1>
-<p>Signed in as <strong id="username">${user.username}</strong> (<span id="email">${user.email}</span>)${user.admin ? ' · admin' : ''}.</p>
-<table>
-<tr><th>Plan</th><td id="plan">${plan.name}</td></tr>
-<tr><th>Status</th><td id="status">${account.status}</td></tr>
-<tr><th>Plan expires</th><td>${account.expires ?? 'never'}</td></tr>
-<tr><th>Registered</th><td>${account.registered}</td></tr>
-<tr><th>API key</th><td><code id="apikey">${key ?? ''}</code></td></tr>
-</table>
-<p class="muted">Use the key as <code>Authorization: Bearer &lt;key&gt;</code> on ${app.config.publicUrl}/api/.</p>
-<form method="post" action="/logout"><button type="submit">Sign out</button></form></main>`.value,
-    })
+    return found && token ? { ...found, token } : undefined
+  }
+
+  // GET /api/session – who is signed in and the CSRF token their requests carry (cookie only, DECISIONS §10.1)
+  app.get('/api/session', async (req, reply) => {
+    reply.header('cache-control', 'private, no-store')
+    const found = await signedIn(req)
+    if (!found) throw unauthorized('You are not signed in: sign in at /login.')
+    const { user, plan, token } = found
+    return {
+      error: 0,
+      user: { ...presentAccount(user, plan), admin: user.admin, plan: { id: plan.id, name: plan.name, free: plan.free } },
+      csrfToken: csrfTokenFor(app.keys, token),
+      publicUrl: app.config.publicUrl,
+    }
   })
+
+  // GET /dashboard/assets/:name – the build's hashed files, public and cached for a year
+  app.get<{ Params: { name: string } }>('/dashboard/assets/:name', async (req, reply) => sendAsset(reply, root, req.params.name))
+
+  // GET /dashboard and /dashboard/* – the app shell when signed in, else the sign-in form
+  const serveShell = async (req: FastifyRequest, reply: FastifyReply) => {
+    if (!(await signedIn(req))) return reply.redirect('/login', 302)
+    const page = await appShell(root)
+    if (!page) return messagePage(reply, 503, 'Dashboard not built', 'The dashboard has not been built yet: run npm run build, then start Kurz again.')
+    return reply
+      .code(200)
+      .header('content-type', 'text/html; charset=utf-8')
+      .header('content-security-policy', SPA_CSP)
+      .header('x-content-type-options', 'nosniff')
+      .header('referrer-policy', 'strict-origin-when-cross-origin')
+      .header('cache-control', 'private, no-store')
+      .send(page)
+  }
+  app.get('/dashboard', serveShell)
+  app.get('/dashboard/*', serveShell)
 }
 export default dashboard

@@ -6,12 +6,15 @@ import type { CountedFeature, Feature } from '../db/schema/index.js'
 import { currentPlan, findByApiKey, type User } from '../resources/admin/users.js'
 import type { Plan } from '../resources/admin/plans.js'
 import { forbidden, unauthorized } from './errors.js'
+import { authenticateSession, isSessionRequest } from '../dashboard/session.js'
 
 export interface AuthUser extends User {
   plan: Plan
   keyId: number
   /** HMAC of the key used (set by authenticate): the rate limiter's counter key */
   keyHash?: string
+  /** set instead of keyHash when a dashboard session authenticated (its own rate budget) */
+  sessionHash?: string
 }
 
 declare module 'fastify' {
@@ -34,6 +37,12 @@ export function keyFromHeader(header: unknown): string | null {
 
 /** onRequest hook of every key-authenticated route: resolves the key to req.user or answers 401/403. */
 export async function authenticate(req: FastifyRequest, _reply: FastifyReply) {
+  // the dashboard's own requests: session cookie + X-CSRF-Token, no key (DECISIONS §10.1). The
+  // "api" plan switch governs keys; the dashboard of a plan without it still works.
+  if (isSessionRequest(req)) {
+    req.user = await authenticateSession(req)
+    return
+  }
   const key = keyFromHeader(req.headers.authorization)
   if (!key) throw unauthorized()
   const app = req.server

@@ -8,17 +8,19 @@ import { ApiError } from './errors.js'
  * than the IP; unauthenticated requests never reach it (they are answered 401 first). With REDIS_URL the counters live in Redis,
  * so every instance behind the load balancer spends one budget.
  */
-export async function registerRateLimit(scope: FastifyInstance, opts: { max: number; name: string }) {
+export async function registerRateLimit(scope: FastifyInstance, opts: { max: number; sessionMax: number; name: string }) {
   await scope.register(rateLimit, {
     global: true,
     hook: 'onRequest',
-    max: opts.max,
+    // dashboard sessions have their own budget (DECISIONS §10.1), counted per session
+    max: (req: FastifyRequest) => (req.user?.sessionHash ? opts.sessionMax : opts.max),
     timeWindow: scope.config.rateLimit.windowSeconds * 1000,
     nameSpace: `kurz-rl-${opts.name}-`,
     redis: scope.redis ?? undefined,
     skipOnError: true,
     // the key's HMAC, not its row id: unique even across installations that share one Redis
-    keyGenerator: (req: FastifyRequest) => (req.user ? `k${req.user.keyHash?.slice(0, 32) ?? req.user.keyId}` : `ip${req.ip}`),
+    keyGenerator: (req: FastifyRequest) =>
+      req.user?.sessionHash ? `s${req.user.sessionHash.slice(0, 32)}` : req.user ? `k${req.user.keyHash?.slice(0, 32) ?? req.user.keyId}` : `ip${req.ip}`,
     errorResponseBuilder: (_req, ctx) =>
       new ApiError(429, `Rate limit exceeded: at most ${ctx.max} requests per ${ctx.after}. Retry in ${Math.ceil(ctx.ttl / 1000)} seconds.`),
   })

@@ -15,7 +15,7 @@ describe('loadConfig', () => {
       dataDir: './data',
       secretKey: undefined,
       admin: { email: undefined, username: 'admin', password: undefined, apiKey: undefined },
-      rateLimit: { max: 30, windowSeconds: 60, v1Max: 120 },
+      rateLimit: { max: 30, windowSeconds: 60, v1Max: 120, dashboardMax: 600 },
       redisUrl: undefined,
       trustProxy: false,
       redirect: { status: 302 },
@@ -38,7 +38,7 @@ describe('loadConfig', () => {
       PORT: '4000', HOST: '127.0.0.1', PUBLIC_URL: 'https://go.example', DATABASE_URL: 'postgres://u@db:5432/kurz',
       DATA_DIR: '/var/lib/kurz', SECRET_KEY: 'k'.repeat(32), ADMIN_EMAIL: 'ops@example.com', ADMIN_USERNAME: 'ops',
       ADMIN_PASSWORD: 'hunter22', ADMIN_API_KEY: 'A'.repeat(32), RATE_LIMIT_MAX: '10', RATE_LIMIT_WINDOW: '30',
-      V1_RATE_LIMIT_MAX: '50', REDIS_URL: 'redis://cache:6379', TRUST_PROXY: 'true', REDIRECT_STATUS: '301', LOG_LEVEL: 'warn',
+      V1_RATE_LIMIT_MAX: '50', DASHBOARD_RATE_LIMIT_MAX: '900', REDIS_URL: 'redis://cache:6379', TRUST_PROXY: 'true', REDIRECT_STATUS: '301', LOG_LEVEL: 'warn',
     })
     expect(c).toMatchObject({
       listen: { port: 4000, host: '127.0.0.1' },
@@ -46,7 +46,7 @@ describe('loadConfig', () => {
       dataDir: '/var/lib/kurz',
       secretKey: 'k'.repeat(32),
       admin: { email: 'ops@example.com', username: 'ops', password: 'hunter22', apiKey: 'A'.repeat(32) },
-      rateLimit: { max: 10, windowSeconds: 30, v1Max: 50 },
+      rateLimit: { max: 10, windowSeconds: 30, v1Max: 50, dashboardMax: 900 },
       redisUrl: 'redis://cache:6379',
       trustProxy: true,
       redirect: { status: 301 },
@@ -88,6 +88,7 @@ describe('loadConfig', () => {
     [{ RATE_LIMIT_MAX: '0' }, /RATE_LIMIT_MAX/],
     [{ RATE_LIMIT_WINDOW: '-5' }, /RATE_LIMIT_WINDOW/],
     [{ V1_RATE_LIMIT_MAX: 'lots' }, /V1_RATE_LIMIT_MAX/],
+    [{ DASHBOARD_RATE_LIMIT_MAX: '0' }, /DASHBOARD_RATE_LIMIT_MAX/],
     [{ REDIS_URL: 'http://cache' }, /REDIS_URL/],
     [{ TRUST_PROXY: 'sometimes' }, /TRUST_PROXY/],
     [{ REDIRECT_STATUS: '303' }, /REDIRECT_STATUS must be 301, 302, 307 or 308/],
@@ -109,7 +110,7 @@ describe('loadConfig', () => {
 
   it('reads exactly the variables of DECISIONS §1, each documented in README.md', () => {
     expect([...ENV_VARS].sort()).toEqual([
-      'ADMIN_API_KEY', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'ADMIN_USERNAME', 'DATABASE_URL', 'DATA_DIR', 'HOST', 'LOG_LEVEL', 'PORT',
+      'ADMIN_API_KEY', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'ADMIN_USERNAME', 'DASHBOARD_RATE_LIMIT_MAX', 'DATABASE_URL', 'DATA_DIR', 'HOST', 'LOG_LEVEL', 'PORT',
       'PUBLIC_URL', 'RATE_LIMIT_MAX', 'RATE_LIMIT_WINDOW', 'REDIRECT_STATUS', 'REDIS_URL', 'SECRET_KEY', 'TRUST_PROXY', 'V1_RATE_LIMIT_MAX',
     ])
     const readme = readFileSync(resolve(import.meta.dirname, '../../README.md'), 'utf8')

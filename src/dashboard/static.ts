@@ -1,0 +1,73 @@
+import { readFile, stat } from 'node:fs/promises'
+import { basename, extname, join, resolve } from 'node:path'
+import type { FastifyReply } from 'fastify'
+
+/**
+ * Where `vite build` writes the app: dist/web beside the repository root. The server runs either
+ * from src/ (tsx, tests) or from dist/src/ (npm start), so both layouts are recognised.
+ */
+export function webRoot(): string {
+  const up = resolve(import.meta.dirname, '../..')
+  return basename(up) === 'dist' ? join(up, 'web') : join(up, 'dist', 'web')
+}
+
+const TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.woff2': 'font/woff2',
+  '.json': 'application/json; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+}
+
+/**
+ * The SPA's policy: its own scripts and styles only, API calls to this origin, images from here,
+ * data:/blob: (QR previews, uploaded logos) and https (social-card previews of a link's meta image).
+ */
+export const SPA_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data: blob: https:",
+  "connect-src 'self'",
+  "font-src 'self'",
+  "object-src 'none'",
+  "frame-src 'none'",
+  "form-action 'self'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join('; ')
+
+const ASSET_NAME = /^[A-Za-z0-9_.-]{1,200}$/
+
+/** Hashed build assets, cached for a year; names are checked, so no path leaves the assets folder. */
+export async function sendAsset(reply: FastifyReply, root: string, name: string) {
+  if (!ASSET_NAME.test(name) || name.startsWith('.')) return reply.code(404).send({ error: 1, message: 'Not found.' })
+  const file = join(root, 'assets', name)
+  let body: Buffer
+  try {
+    body = await readFile(file)
+  } catch {
+    return reply.code(404).send({ error: 1, message: 'Not found.' })
+  }
+  return reply
+    .header('content-type', TYPES[extname(name)] ?? 'application/octet-stream')
+    .header('cache-control', 'public, max-age=31536000, immutable')
+    .header('x-content-type-options', 'nosniff')
+    .send(body)
+}
+
+let shell: { html: string; mtime: number } | undefined
+
+/** index.html of the build, re-read when a new build replaces it; null when there is no build. */
+export async function appShell(root: string): Promise<string | null> {
+  const file = join(root, 'index.html')
+  try {
+    const { mtimeMs } = await stat(file)
+    if (!shell || shell.mtime !== mtimeMs) shell = { html: await readFile(file, 'utf8'), mtime: mtimeMs }
+    return shell.html
+  } catch {
+    return null
+  }
+}
