@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { eq } from 'drizzle-orm'
 import { apiKeys, plans, users } from '../../src/db/schema/index.js'
 import { expectError, testApp, TS, type TestApp } from '../helpers/app.js'
-import { gravatar, rowCounts } from '../helpers/foundation.js'
+import { gravatar, rowCounts } from '../helpers/accounts.js'
 
 describe('account', () => {
   let t: TestApp

@@ -7,7 +7,7 @@ import { toTimestamp } from '../../src/http/format.js'
 import { sha256 } from '../../src/lib/crypto.js'
 import { addMonths } from '../../src/lib/time.js'
 import { expectError, testApp, TS, type TestApp, type TestUser } from '../helpers/app.js'
-import { gravatar, rowCounts } from '../helpers/foundation.js'
+import { gravatar, rowCounts } from '../helpers/accounts.js'
 
 const FREE_LIMITS = {
   links: 1000, clicks: 0, retention: 90,

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { count, eq } from 'drizzle-orm'
-import { campaigns, domains, links, plans, users, type PlanFeatures } from '../../src/db/schema/index.js'
+import { campaigns, domains, links } from '../../src/db/schema/index.js'
 import { toDay } from '../../src/http/format.js'
-import { allFeatures } from '../../src/resources/admin/plans.js'
 import { expectError, testApp, type TestApp, type TestUser } from '../helpers/app.js'
 
 const HOSTILE = '"><script>alert(1)</script><img src=x onerror=alert(2)>'
@@ -31,16 +30,6 @@ describe('campaigns', () => {
     const res = await u.api.post('/api/campaign/add', body)
     expect(res.statusCode, res.body).toBe(200)
     return res.json() as { id: number }
-  }
-  let planSeq = 0
-  async function userOnPlan(features: Partial<PlanFeatures>) {
-    const u = await t.makeUser()
-    const [plan] = await t.app.db
-      .insert(plans)
-      .values({ name: `campaigns-plan-${++planSeq}`, free: true, features: allFeatures('1', '5', features) })
-      .returning()
-    await t.app.db.update(users).set({ planId: plan.id }).where(eq(users.id, u.user.id))
-    return u
   }
 
   describe('POST /api/campaign/add and GET /api/campaigns', () => {
@@ -137,7 +126,7 @@ describe('campaigns', () => {
     })
 
     it('a plan without "bundle" refuses create and assign (403) but still lists', async () => {
-      const u = await userOnPlan({ bundle: { enabled: '0' } })
+      const u = await t.makeUser({ features: { bundle: { enabled: '0' } } })
       const [c] = await t.app.db.insert(campaigns).values({ userId: u.user.id, name: 'from before' }).returning()
       const link = await insertLink(u.user.id)
       const before = await campaignCount()

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { eq } from 'drizzle-orm'
 import { users } from '../../src/db/schema/index.js'
 import { testApp, TS, type TestApp, type TestUser } from '../helpers/app.js'
-import { rowCounts } from '../helpers/foundation.js'
+import { rowCounts } from '../helpers/accounts.js'
 
 /** DECISIONS §2: the conventions every management endpoint shares. */
 describe('shared API conventions', () => {

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { eq } from 'drizzle-orm'
 import { sessions, users } from '../../src/db/schema/index.js'
-import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
-import { cookieFrom } from '../helpers/foundation.js'
+import { cookiesOf, testApp, type TestApp, type TestUser } from '../helpers/app.js'
 import { ensureWebBuild } from '../browser/dashboard-web.js'
 
 describe('dashboard, login and logout', () => {
@@ -31,7 +30,7 @@ describe('dashboard, login and logout', () => {
     const url = new URL((await admin.api.get(`/api/user/login/${u.user.id}`)).json().url)
     const res = await inject('GET', url.pathname)
     expect(res.statusCode).toBe(302)
-    return cookieFrom(res.headers['set-cookie'])
+    return cookiesOf(res)
   }
 
   function expectPage(res: { statusCode: number; headers: Record<string, unknown> }, status: number) {
@@ -99,9 +98,9 @@ describe('dashboard, login and logout', () => {
       const cookie = String(res.headers['set-cookie'])
       expect(cookie).toMatch(/HttpOnly/)
       expect(cookie).toMatch(/SameSite=Lax/)
-      const dash = await inject('GET', '/dashboard', { cookie: cookieFrom(res.headers['set-cookie']) })
+      const dash = await inject('GET', '/dashboard', { cookie: cookiesOf(res) })
       expect(dash.statusCode).toBe(200)
-      expect((await inject('GET', '/api/session', { cookie: cookieFrom(res.headers['set-cookie']) })).json().user.username).toBe(u.user.username)
+      expect((await inject('GET', '/api/session', { cookie: cookiesOf(res) })).json().user.username).toBe(u.user.username)
     })
 
     it.each([

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { asc, count, eq } from 'drizzle-orm'
-import { domains, links, plans, users, type PlanFeatures } from '../../src/db/schema/index.js'
-import { allFeatures } from '../../src/resources/admin/plans.js'
+import { domains, links } from '../../src/db/schema/index.js'
 import { expectError, testApp, type TestApp, type TestUser } from '../helpers/app.js'
 
 describe('branded domains', () => {
@@ -22,16 +21,6 @@ describe('branded domains', () => {
     const res = await u.api.post('/api/domain/add', body)
     expect(res.statusCode, res.body).toBe(200)
     return res.json().id as number
-  }
-  let planSeq = 0
-  async function userOnPlan(features: Partial<PlanFeatures>) {
-    const u = await t.makeUser()
-    const [plan] = await t.app.db
-      .insert(plans)
-      .values({ name: `domains-plan-${++planSeq}`, free: true, features: allFeatures('1', '5', features) })
-      .returning()
-    await t.app.db.update(users).set({ planId: plan.id }).where(eq(users.id, u.user.id))
-    return u
   }
   const insertLink = async (userId: number, alias: string, domainId: number | null) =>
     (await t.app.db.insert(links).values({ userId, alias, url: `https://example.com/${alias}`, domainId }).returning())[0]
@@ -176,13 +165,13 @@ describe('branded domains', () => {
     })
 
     it('a plan without "domain" refuses even the first (403 naming the feature)', async () => {
-      const u = await userOnPlan({ domain: { enabled: '0', count: '5' } })
+      const u = await t.makeUser({ features: { domain: { enabled: '0', count: '5' } } })
       expectError(await u.api.post('/api/domain/add', { domain: 'https://nodomain.example.com' }), 403, /"domain"/)
       expect(await u.api.get('/api/domains').then((r) => r.json().data.result)).toBe(0)
     })
 
     it('the domain count is enforced with "multiple" on; deleting one frees a place', async () => {
-      const u = await userOnPlan({ domain: { enabled: '1', count: '2' }, multiple: { enabled: '1' } })
+      const u = await t.makeUser({ features: { domain: { enabled: '1', count: '2' }, multiple: { enabled: '1' } } })
       const first = await addDomain(u, { domain: 'https://count1.example.com' })
       await addDomain(u, { domain: 'https://count2.example.com' })
       expectError(await u.api.post('/api/domain/add', { domain: 'https://count3.example.com' }), 403, /"domain"/)
@@ -191,7 +180,7 @@ describe('branded domains', () => {
     })
 
     it('a count of "0" means unlimited, and admins are never limited', async () => {
-      const u = await userOnPlan({ domain: { enabled: '1', count: '0' }, multiple: { enabled: '1' } })
+      const u = await t.makeUser({ features: { domain: { enabled: '1', count: '0' }, multiple: { enabled: '1' } } })
       for (const n of [1, 2, 3, 4, 5, 6]) await addDomain(u, { domain: `https://unl${n}.example.com` })
       const admin = await t.makeUser({ plan: 'free', admin: true })
       await addDomain(admin, { domain: 'https://admin1.example.com' })

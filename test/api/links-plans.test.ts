@@ -3,7 +3,7 @@ import { and, count, eq } from 'drizzle-orm'
 import { links } from '../../src/db/schema/index.js'
 import type { Feature } from '../../src/db/schema/index.js'
 import { expectError, testApp, type TestApp, type TestUser } from '../helpers/app.js'
-import { linkRow, linkRowCounts, makeCampaign, makeDomain, makePage, makePixel, makePlanUser } from './links-fixtures.js'
+import { linkRow, linkRowCounts, makeCampaign, makeDomain, makePage, makePixel } from '../helpers/fixtures.js'
 
 /* DECISIONS §3: the plan's links cap and feature switches; §4: alias races. */
 
@@ -20,7 +20,7 @@ describe('links: plans and concurrency', () => {
 
   describe('links cap', () => {
     it('refuses the link past the plan\'s cap with 403 naming the limit, and counts again after a delete', async () => {
-      const u = await makePlanUser(t, { maxLinks: 2 })
+      const u = await t.makeUser({ maxLinks: 2 })
       const first = await u.api.post('/api/url/add', { url: `${U}1` })
       expect(first.statusCode).toBe(200)
       expect((await u.api.post('/api/url/add', { url: `${U}2` })).statusCode).toBe(200)
@@ -36,17 +36,17 @@ describe('links: plans and concurrency', () => {
     })
 
     it('holds under concurrent creates', async () => {
-      const u = await makePlanUser(t, { maxLinks: 3 })
+      const u = await t.makeUser({ maxLinks: 3 })
       const results = await Promise.all(Array.from({ length: 8 }, (_, i) => u.api.post('/api/url/add', { url: `${U}race/${i}` })))
       expect(results.map((r) => r.statusCode).sort()).toEqual([200, 200, 200, 403, 403, 403, 403, 403])
       expect(await linksOf(u.user.id)).toBe(3)
     })
 
     it('does not limit admins, and 0 means unlimited', async () => {
-      const admin = await makePlanUser(t, { maxLinks: 1 })
+      const admin = await t.makeUser({ maxLinks: 1 })
       await t.app.db.execute(`update users set admin = true where id = ${admin.user.id}`)
       for (let i = 0; i < 3; i++) expect((await admin.api.post('/api/url/add', { url: `${U}admin/${i}` })).statusCode).toBe(200)
-      const unlimited = await makePlanUser(t, { maxLinks: 0 })
+      const unlimited = await t.makeUser({ maxLinks: 0 })
       for (let i = 0; i < 3; i++) expect((await unlimited.api.post('/api/url/add', { url: `${U}free/${i}` })).statusCode).toBe(200)
     })
   })
@@ -57,7 +57,7 @@ describe('links: plans and concurrency', () => {
 
     /** A user with every feature on except `off`, owning a domain, pixel, campaign, splash page and overlay. */
     async function userWithout(off: Feature[]) {
-      const u = await makePlanUser(t, { off })
+      const u = await t.makeUser({ off })
       const host = `d${u.user.id}.example`
       await makeDomain(t, u.user.id, `https://${host}`)
       ids = {
@@ -99,7 +99,7 @@ describe('links: plans and concurrency', () => {
     })
 
     it('switched-off features never block reads, built-in types, or clearing', async () => {
-      rich = await makePlanUser(t)
+      rich = await t.makeUser({ features: {} })
       const host = `rich${rich.user.id}.example`
       await makeDomain(t, rich.user.id, `https://${host}`)
       const pixel = await makePixel(t, rich.user.id)
@@ -115,7 +115,7 @@ describe('links: plans and concurrency', () => {
       const id = res.json().id
       // downgrade: every feature off
       const off: Feature[] = ['custom', 'alias', 'domain', 'geo', 'device', 'pixels', 'bundle', 'parameters', 'splash', 'overlay']
-      const poor = await makePlanUser(t, { off })
+      const poor = await t.makeUser({ off })
       await t.app.db.execute(`update users set plan_id = (select plan_id from users where id = ${poor.user.id}) where id = ${rich.user.id}`)
       expect((await rich.api.get(`/api/url/${id}`)).statusCode).toBe(200)
       expect((await rich.api.get('/api/urls')).json().data.result).toBe(1)

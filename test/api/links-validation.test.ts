@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { expectError, testApp, type TestApp, type TestUser } from '../helpers/app.js'
-import { linkRow, linkRowCounts, makeCampaign, makeChannel, makeDomain, makePage, makePixel } from './links-fixtures.js'
+import { linkRow, linkRowCounts, makeCampaign, makeChannel, makeDomain, makePage, makePixel } from '../helpers/fixtures.js'
 
 /*
  * CHECKLIST "Links: input validation": every bad value is a 4xx whose message names the field,

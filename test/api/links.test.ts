@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { and, eq } from 'drizzle-orm'
 import { channelItems, clicks, linkPixels, links, linkTargets } from '../../src/db/schema/index.js'
 import type { Visitor } from '../../src/visit/visitor.js'
-import { expectError, testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { expectError, testApp, TS, type TestApp, type TestUser } from '../helpers/app.js'
 import {
   linkRow,
   linkRowCounts,
@@ -13,8 +13,7 @@ import {
   makePixel,
   NO_STATS,
   RANDOM_ALIAS,
-  TS,
-} from './links-fixtures.js'
+} from '../helpers/fixtures.js'
 
 const visitor = (over: Partial<Visitor> = {}): Visitor => ({
   ip: '8.8.8.8',

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { count, eq } from 'drizzle-orm'
-import { links, overlayResponses, pages, plans, users, type PlanFeatures } from '../../src/db/schema/index.js'
-import { allFeatures } from '../../src/resources/admin/plans.js'
+import { links, overlayResponses, pages } from '../../src/db/schema/index.js'
 import { OVERLAY_SUBMISSIONS_PER_HOUR } from '../../src/resources/pages/public.js'
 import { expectError, TS, testApp, type TestApp, type TestUser } from '../helpers/app.js'
 
@@ -31,16 +30,6 @@ describe('splash pages and CTA overlays', () => {
   let seq = 0
   const insertLink = async (userId: number, over: Partial<typeof links.$inferInsert> = {}) =>
     (await t.app.db.insert(links).values({ userId, alias: `pg${++seq}u${userId}`, url: 'https://example.com/dest', ...over }).returning())[0]
-  let planSeq = 0
-  async function userOnPlan(features: Partial<PlanFeatures>) {
-    const u = await t.makeUser()
-    const [plan] = await t.app.db
-      .insert(plans)
-      .values({ name: `pages-plan-${++planSeq}`, free: true, features: allFeatures('1', '5', features) })
-      .returning()
-    await t.app.db.update(users).set({ planId: plan.id }).where(eq(users.id, u.user.id))
-    return u
-  }
 
   describe('splash pages', () => {
     it('creates, lists (id, name, date) and reads them in full', async () => {
@@ -347,7 +336,7 @@ describe('splash pages and CTA overlays', () => {
     })
 
     it('a plan with the feature off refuses creating but still lists', async () => {
-      const u = await userOnPlan({ splash: { enabled: '0', count: '5' }, overlay: { enabled: '0', count: '5' } })
+      const u = await t.makeUser({ features: { splash: { enabled: '0', count: '5' }, overlay: { enabled: '0', count: '5' } } })
       expectError(await u.api.post('/api/splash/add', { name: 's' }), 403, /"splash"/)
       expectError(await u.api.post('/api/overlay/add', { name: 'o' }), 403, /"overlay"/)
       expect((await u.api.get('/api/splash')).statusCode).toBe(200)

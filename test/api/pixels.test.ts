@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { count, eq } from 'drizzle-orm'
-import { linkPixels, links, pixels, plans, users, PIXEL_TYPES, type PlanFeatures } from '../../src/db/schema/index.js'
-import { allFeatures } from '../../src/resources/admin/plans.js'
+import { linkPixels, links, pixels, PIXEL_TYPES } from '../../src/db/schema/index.js'
 import { expectError, TS, testApp, type TestApp, type TestUser } from '../helpers/app.js'
 
 const HOSTILE = '"><script>alert(1)</script>'
@@ -41,16 +40,6 @@ describe('pixels', () => {
     const res = await u.api.post('/api/pixel/add', body)
     expect(res.statusCode, res.body).toBe(200)
     return res.json().id as number
-  }
-  let planSeq = 0
-  async function userOnPlan(features: Partial<PlanFeatures>) {
-    const u = await t.makeUser()
-    const [plan] = await t.app.db
-      .insert(plans)
-      .values({ name: `pixels-plan-${++planSeq}`, free: true, features: allFeatures('1', '5', features) })
-      .returning()
-    await t.app.db.update(users).set({ planId: plan.id }).where(eq(users.id, u.user.id))
-    return u
   }
 
   describe('POST /api/pixel/add and GET /api/pixels', () => {
@@ -153,7 +142,7 @@ describe('pixels', () => {
     })
 
     it('a plan with "pixels" off refuses (403) but still lists', async () => {
-      const u = await userOnPlan({ pixels: { enabled: '0', count: '5' } })
+      const u = await t.makeUser({ features: { pixels: { enabled: '0', count: '5' } } })
       await t.app.db.insert(pixels).values({ userId: u.user.id, type: 'bing', name: 'old', tag: '1' })
       expectError(await u.api.post('/api/pixel/add', { type: 'bing', name: 'n', tag: '2' }), 403, /"pixels"/)
       expect((await u.api.get('/api/pixels')).json().data.result).toBe(1)

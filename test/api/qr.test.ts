@@ -3,19 +3,10 @@ import { and, eq } from 'drizzle-orm'
 import { channelItems, channels, clicks, qrCodes } from '../../src/db/schema/index.js'
 import { toDay } from '../../src/http/format.js'
 import { expectError, testApp, TS, type TestApp, type TestUser } from '../helpers/app.js'
+import { NO_QR_STATS as ZERO_STATS } from '../helpers/fixtures.js'
 import { aliasOf, decodePng, get, GOOGLEBOT, PUBLIC, qrCount } from './qr-helpers.js'
 
 const LINK = /^http:\/\/kurz\.test\/qr\/[A-Za-z0-9]{6,}$/
-const ZERO_STATS = {
-  clicks: 0,
-  uniqueClicks: 0,
-  topCountries: 0,
-  topReferrers: 0,
-  topBrowsers: 0,
-  topOs: 0,
-  socialCount: { facebook: 0, twitter: 0, instagram: 0 },
-  botClicks: 0,
-}
 
 describe('QR codes API', () => {
   let t: TestApp

@@ -2,8 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { eq } from 'drizzle-orm'
 import { sessions, ssoTokens } from '../../src/db/schema/index.js'
 import { sha256 } from '../../src/lib/crypto.js'
-import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
-import { cookieFrom } from '../helpers/foundation.js'
+import { cookiesOf, testApp, type TestApp, type TestUser } from '../helpers/app.js'
 
 /** SPEC.md "SSO login URL" state table and DECISIONS §3. */
 describe('SSO login URLs', () => {
@@ -43,7 +42,7 @@ describe('SSO login URLs', () => {
     expect(cookie).toMatch(/; SameSite=Lax/)
     expect(cookie).toMatch(/; Path=\//)
     expect(cookie).not.toMatch(/Secure/)
-    const dash = await t.app.inject({ method: 'GET', url: '/dashboard', headers: { cookie: cookieFrom(res.headers['set-cookie']) } })
+    const dash = await t.app.inject({ method: 'GET', url: '/dashboard', headers: { cookie: cookiesOf(res) } })
     expect(dash.statusCode).toBe(200)
     expect(dash.body).toContain(u.user.username)
     // the session is stored hashed too

@@ -2,9 +2,9 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, Page } from 'playwright-core'
-import { hasChromium, launchBrowser, listen } from '../helpers/fixtures.js'
+import { addLink, hasChromium, launchBrowser, listen } from '../helpers/fixtures.js'
 import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
-import { addLink, counters } from '../redirect/fixtures.js'
+import { counters } from '../helpers/visits.js'
 
 const HOSTILE = '<img src=x onerror=alert(1)>'
 

@@ -5,11 +5,9 @@ import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { afterAll, describe, expect, it } from 'vitest'
 import { count, eq } from 'drizzle-orm'
-import pg from 'pg'
-import { nanoid } from 'nanoid'
 import { createDb } from '../../src/db/client.js'
 import { clicks, links } from '../../src/db/schema/index.js'
-import { TEST_SECRET } from '../helpers/app.js'
+import { emptyPostgres, TEST_SECRET } from '../helpers/app.js'
 
 const ADMIN_KEY = 'durabilityTestAdminKey0123456789'
 const N = 400
@@ -66,21 +64,10 @@ describe('no click is lost on SIGTERM', () => {
     let reopen: () => ReturnType<typeof createDb>
     const base = process.env.TEST_DATABASE_URL
     if (base) {
-      const name = `kurz_t_${nanoid(10).toLowerCase().replace(/[^a-z0-9]/g, 'x')}`
-      const admin = new pg.Client({ connectionString: base })
-      await admin.connect()
-      await admin.query(`create database ${name}`)
-      await admin.end()
-      const url = new URL(base)
-      url.pathname = `/${name}`
-      env = { DATABASE_URL: url.toString(), DATA_DIR: mkdtempSync(join(tmpdir(), 'kurz-dur-')) }
-      reopen = () => createDb({ kind: 'pg', url: url.toString() })
-      cleanup.push(async () => {
-        const c = new pg.Client({ connectionString: base })
-        await c.connect()
-        await c.query(`drop database if exists ${name} with (force)`)
-        await c.end()
-      })
+      const fresh = await emptyPostgres(base)
+      env = { DATABASE_URL: fresh.url, DATA_DIR: mkdtempSync(join(tmpdir(), 'kurz-dur-')) }
+      reopen = () => createDb({ kind: 'pg', url: fresh.url })
+      cleanup.push(fresh.drop)
     } else {
       const dir = mkdtempSync(join(tmpdir(), 'kurz-dur-'))
       env = { DATA_DIR: dir }

@@ -10,7 +10,8 @@ import { ClickRecorder, type Hit } from '../../src/clicks/recorder.js'
 import { purgeExpiredClicks } from '../../src/clicks/retention.js'
 import type { Visitor } from '../../src/visit/visitor.js'
 import { testApp, testConfig, testDatabase, type TestApp, type TestUser } from '../helpers/app.js'
-import { addLink, counters, expectRedirect, insertLink, visit } from '../redirect/fixtures.js'
+import { addLink, insertLink } from '../helpers/fixtures.js'
+import { counters, expectRedirect, visit } from '../helpers/visits.js'
 import { UA } from '../redirect/user-agents.js'
 
 const human = (ip = '81.2.69.142', ua = UA.mac): Visitor => ({

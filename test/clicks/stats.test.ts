@@ -3,7 +3,7 @@ import { qrCodes } from '../../src/db/schema/index.js'
 import { countryName, linkStats, qrStats } from '../../src/clicks/stats.js'
 import type { Visitor } from '../../src/visit/visitor.js'
 import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
-import { insertLink } from '../redirect/fixtures.js'
+import { insertLink, NO_CLICKS as EMPTY } from '../helpers/fixtures.js'
 import { UA } from '../redirect/user-agents.js'
 
 const visitor = (o: Partial<Visitor> = {}): Visitor => ({
@@ -17,16 +17,6 @@ const visitor = (o: Partial<Visitor> = {}): Visitor => ({
   isCrawler: false,
   ...o,
 })
-
-const EMPTY = {
-  clicks: 0,
-  uniqueClicks: 0,
-  topCountries: 0,
-  topReferrers: 0,
-  topBrowsers: 0,
-  topOs: 0,
-  botClicks: 0,
-}
 
 describe('linkStats / qrStats', () => {
   let t: TestApp

@@ -1,12 +1,11 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
-import { eq } from 'drizzle-orm'
 import pg from 'pg'
 import { nanoid } from 'nanoid'
 import { buildApp } from '../../src/app.js'
 import { loadConfig, type Config } from '../../src/config.js'
 import { createDb, type DbHandle } from '../../src/db/client.js'
-import { plans, users } from '../../src/db/schema/index.js'
-import { createUser } from '../../src/resources/admin/users.js'
+import type { users } from '../../src/db/schema/index.js'
+import { makeUser, type UserOptions } from './fixtures.js'
 
 export const TEST_SECRET = 'test-secret-key-that-is-at-least-32-bytes-long'
 export const TS = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/
@@ -18,6 +17,20 @@ export async function testDatabase(): Promise<{ handle: DbHandle; url?: string; 
     const handle = await createDb({ kind: 'pglite' })
     return { handle, drop: () => handle.close() }
   }
+  const fresh = await emptyPostgres(base)
+  const handle = await createDb({ kind: 'pg', url: fresh.url })
+  return {
+    handle,
+    url: fresh.url,
+    drop: async () => {
+      await handle.close()
+      await fresh.drop()
+    },
+  }
+}
+
+/** A new, empty database on the Postgres server of `base`; `drop` removes it even while clients linger. */
+export async function emptyPostgres(base: string): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `kurz_t_${nanoid(10).toLowerCase().replace(/[^a-z0-9]/g, 'x')}`
   const admin = new pg.Client({ connectionString: base })
   await admin.connect()
@@ -25,12 +38,9 @@ export async function testDatabase(): Promise<{ handle: DbHandle; url?: string; 
   await admin.end()
   const url = new URL(base)
   url.pathname = `/${name}`
-  const handle = await createDb({ kind: 'pg', url: url.toString() })
   return {
-    handle,
     url: url.toString(),
     drop: async () => {
-      await handle.close()
       const c = new pg.Client({ connectionString: base })
       await c.connect()
       await c.query(`drop database if exists ${name} with (force)`)
@@ -86,11 +96,10 @@ export interface TestApp {
   handle: DbHandle
   config: Config
   api(key?: string): Api
-  makeUser(opts?: { plan?: 'free' | 'pro'; admin?: boolean; email?: string; username?: string; password?: string }): Promise<TestUser>
+  /** fixtures.ts makeUser, bound to this app */
+  makeUser(opts?: UserOptions): Promise<TestUser>
   close(): Promise<void>
 }
-
-let counter = 0
 
 /** Fresh database + migrated app per test file (STYLE §3.8). */
 export async function testApp(env: Record<string, string | undefined> = {}): Promise<TestApp> {
@@ -103,18 +112,7 @@ export async function testApp(env: Record<string, string | undefined> = {}): Pro
     handle: database.handle,
     config,
     api: (key?: string) => new Api(app, key),
-    async makeUser(opts = {}) {
-      const n = `${++counter}${nanoid(6).replace(/[^A-Za-z0-9]/g, 'x')}`
-      const [plan] = await app.db.select().from(plans).where(eq(plans.name, opts.plan === 'pro' ? 'Pro' : 'Free'))
-      const { user, apiKey } = await createUser(app.db, app.keys, {
-        email: opts.email ?? `user${n}@example.com`,
-        username: opts.username ?? `user${n}`,
-        password: opts.password ?? 'secret-password',
-        admin: opts.admin ?? false,
-        planId: plan.id,
-      })
-      return { user, key: apiKey, api: new Api(app, apiKey) }
-    },
+    makeUser: (opts) => makeUser(t, opts),
     async close() {
       await app.close()
       await database.drop()
@@ -129,4 +127,11 @@ export function expectError(res: LightMyRequestResponse, status: number, message
     throw new Error(`expected ${status} {error:1, message~${message}}, got ${res.statusCode} ${res.body}`)
   }
   return body as { error: 1; message: string }
+}
+
+/** The cookies a response sets, as `name=value` pairs ready for the next request's Cookie header. */
+export function cookiesOf(res: LightMyRequestResponse): string {
+  const set = res.headers['set-cookie']
+  const list = Array.isArray(set) ? set : set ? [set] : []
+  return list.map((c) => c.split(';')[0]).join('; ')
 }

@@ -3,7 +3,8 @@ import type { FastifyInstance } from 'fastify'
 import { Redis } from 'ioredis'
 import { buildApp } from '../../src/app.js'
 import { testApp, testConfig, type TestApp, type TestUser } from '../helpers/app.js'
-import { addLink, expectPage, expectRedirect, visit } from './fixtures.js'
+import { addLink } from '../helpers/fixtures.js'
+import { expectPage, expectRedirect, visit } from '../helpers/visits.js'
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
 

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { LightMyRequestResponse } from 'fastify'
 import { pages } from '../../src/db/schema/index.js'
 import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
-import { addLink, counters, expectPage, insertLink, visit } from './fixtures.js'
+import { addLink, insertLink } from '../helpers/fixtures.js'
+import { counters, expectPage, visit } from '../helpers/visits.js'
 import { UA } from './user-agents.js'
 
 const HOSTILE = `"><script>alert(1)</script><img src=x onerror=alert(2)>'\``

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { cookiesOf, testApp, type TestApp, type TestUser } from '../helpers/app.js'
 import { unlockCookieName, unlockValue } from '../../src/redirect/unlock.js'
-import { addLink, addV1Link, cookiesOf, counters, expectPage, expectRedirect, insertLink, visit } from './fixtures.js'
+import { addLink, addV1Link, insertLink } from '../helpers/fixtures.js'
+import { counters, expectPage, expectRedirect, visit } from '../helpers/visits.js'
 
 describe('password-protected links', () => {
   let t: TestApp

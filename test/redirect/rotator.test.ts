@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { and, count, eq } from 'drizzle-orm'
 import { clicks } from '../../src/db/schema/index.js'
 import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
-import { addLink, addV1Link, counters, expectPage, expectRedirect, insertLink, visit } from './fixtures.js'
+import { addLink, addV1Link, insertLink } from '../helpers/fixtures.js'
+import { counters, expectPage, expectRedirect, visit } from '../helpers/visits.js'
 import { UA } from './user-agents.js'
 
 describe('GET /r/:slug campaign rotator', () => {
