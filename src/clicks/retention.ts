@@ -1,18 +1,13 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { sql } from 'drizzle-orm'
+import { effectivePlanLimit } from '../accounts/effective-plan.js'
 import type { Db } from '../db/client.js'
 import { DAY, MINUTE } from '../lib/time.js'
 
 const CHUNK = 10_000
 
-/**
- * Retention days per owner: their plan's, the default plan's when they have none or it has
- * expired (DECISIONS §3); 0 = kept forever.
- */
-const retentionOf = sql`(case
-    when u.plan_expires is not null and u.plan_expires <= now() or p.id is null
-      then (select d.retention_days from plans d where d.is_default order by d.id limit 1)
-    else p.retention_days end)`
+/** Retention days of the plan that applies to the owner (over `users` joined to `plans`); 0 = kept forever. */
+const retentionOf = effectivePlanLimit('retention_days')
 
 /** click detail belongs to a link or a QR code, each owned by a user */
 const OWNERS = [
@@ -39,8 +34,8 @@ export async function purgeExpiredClicks(db: Db, now: Date = new Date()): Promis
       const res = await db.execute(sql`delete from clicks where id in (
           select c.id from clicks c
           join ${table} o on o.id = c.${col}
-          join users u on u.id = o.user_id
-          left join plans p on p.id = u.plan_id
+          join users on users.id = o.user_id
+          left join plans on plans.id = users.plan_id
           where ${retentionOf} > 0 and c.created_at < ${at}::timestamptz - make_interval(days => ${retentionOf})
           limit ${CHUNK})`)
       const n = affected(res)
@@ -51,7 +46,7 @@ export async function purgeExpiredClicks(db: Db, now: Date = new Date()): Promis
   let removedVisitors = 0
   for (const [col, table] of OWNERS) {
     const res = await db.execute(sql`delete from click_visitors cv
-        using ${table} o join users u on u.id = o.user_id left join plans p on p.id = u.plan_id
+        using ${table} o join users on users.id = o.user_id left join plans on plans.id = users.plan_id
         where cv.${col} = o.id and ${retentionOf} > 0
           and cv.day < (${at}::timestamptz - make_interval(days => ${retentionOf}))::date`)
     removedVisitors += affected(res)

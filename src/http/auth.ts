@@ -3,8 +3,9 @@ import { and, count, eq, type SQL } from 'drizzle-orm'
 import type { PgTable } from 'drizzle-orm/pg-core'
 import type { Db, Tx } from '../db/client.js'
 import type { CountedFeature, Feature } from '../db/schema/index.js'
-import { currentPlan, findByApiKey, type User } from '../resources/admin/users.js'
-import type { Plan } from '../resources/admin/plans.js'
+import { findByApiKey } from '../accounts/api-keys.js'
+import { effectivePlan } from '../accounts/effective-plan.js'
+import type { Plan, User } from '../accounts/types.js'
 import { forbidden, unauthorized } from './errors.js'
 import { authenticateSession, isSessionRequest } from '../dashboard/session.js'
 
@@ -49,7 +50,7 @@ export async function authenticate(req: FastifyRequest, _reply: FastifyReply) {
   const found = await findByApiKey(app.db, app.keys, key)
   if (!found) throw unauthorized('That API key is not valid.')
   if (found.revoked) throw unauthorized('That API key has expired: use the current key of the account.')
-  const { user, plan } = await currentPlan(app.db, found.user, found.plan)
+  const { user, plan } = await effectivePlan(app.db, found.user, found.plan)
   req.user = { ...user, plan, keyId: found.keyId, keyHash: found.keyHash }
   if (!user.admin && plan.features.api?.enabled !== '1') {
     throw forbidden('Your plan does not include the "api" feature: API access is switched off.')

@@ -1,11 +1,12 @@
 import { asc, eq } from 'drizzle-orm'
 import { z } from 'zod'
+import type { Plan } from '../../accounts/types.js'
 import type { Db, Tx } from '../../db/client.js'
 import { conflict, isUniqueViolation } from '../../http/errors.js'
 import { boolish, name as nameField, optional } from '../../http/fields.js'
 import { COUNTED_FEATURES, FEATURES, plans, type PlanFeatures } from '../../db/schema/index.js'
 
-export type Plan = typeof plans.$inferSelect
+export type { Plan }
 
 export function allFeatures(enabled: '0' | '1', count: string, overrides: Partial<PlanFeatures> = {}): PlanFeatures {
   const out = {} as PlanFeatures
@@ -45,14 +46,6 @@ export async function seedPlans(db: Db): Promise<void> {
   const existing = await db.select({ id: plans.id }).from(plans).limit(1)
   if (existing.length) return
   await db.insert(plans).values(SEED_PLANS).onConflictDoNothing()
-}
-
-export async function defaultPlan(db: Db | Tx): Promise<Plan> {
-  const [row] = await db.select().from(plans).where(eq(plans.isDefault, true)).orderBy(asc(plans.id)).limit(1)
-  if (row) return row
-  const [first] = await db.select().from(plans).where(eq(plans.free, true)).orderBy(asc(plans.id)).limit(1)
-  if (!first) throw new Error('no free plan exists; run the migrations and seed')
-  return first
 }
 
 export const listPlans = (db: Db) => db.select().from(plans).orderBy(asc(plans.id))

@@ -1,14 +1,13 @@
 import { createHash } from 'node:crypto'
-import { and, asc, desc, eq, ilike, inArray, isNull, lte, sql, type SQL } from 'drizzle-orm'
+import { and, asc, desc, eq, ilike, inArray, isNull, sql, type SQL } from 'drizzle-orm'
+import { defaultPlan, effectivePlan, expireSubscriptions, onPaidPlan, planLapsedSql } from '../../accounts/effective-plan.js'
+import type { Plan, User } from '../../accounts/types.js'
 import type { Db, Tx } from '../../db/client.js'
 import { apiKeys, plans, users } from '../../db/schema/index.js'
 import { conflict, isUniqueViolation } from '../../http/errors.js'
 import { toTimestamp } from '../../http/format.js'
 import { decrypt, encrypt, hmac, newApiKey, type Keys } from '../../lib/crypto.js'
 import { hashPassword } from '../../lib/passwords.js'
-import { defaultPlan, type Plan } from './plans.js'
-
-export type User = typeof users.$inferSelect
 
 export interface NewUser {
   email: string
@@ -99,47 +98,6 @@ export async function apiKeysOf(db: Db, keys: Keys, userIds: number[]): Promise<
   return out
 }
 
-export type KeyLookup = { user: User; plan: Plan | null; keyId: number; keyHash: string; revoked: boolean }
-
-/** The key lookup of every API request, built once per database (drizzle's query build cost more than the query). */
-const keyLookups = new WeakMap<Db, ReturnType<typeof keyLookupQuery>>()
-
-function keyLookupQuery(db: Db) {
-  return db
-    .select({ user: users, plan: plans, keyId: apiKeys.id, revokedAt: apiKeys.revokedAt })
-    .from(apiKeys)
-    .innerJoin(users, eq(users.id, apiKeys.userId))
-    .leftJoin(plans, eq(plans.id, users.planId))
-    .where(eq(apiKeys.keyHash, sql.placeholder('keyHash')))
-    .limit(1)
-    .prepare('') // unnamed: no server-side prepared statement (poolers in transaction mode stay fine)
-}
-
-export async function findByApiKey(db: Db, keys: Keys, apiKey: string): Promise<KeyLookup | null> {
-  const keyHash = hmac(keys.apiKeyLookup, apiKey)
-  let query = keyLookups.get(db)
-  if (!query) keyLookups.set(db, (query = keyLookupQuery(db)))
-  const [row] = await query.execute({ keyHash })
-  if (!row) return null
-  return { user: row.user, plan: row.plan, keyId: row.keyId, keyHash, revoked: row.revokedAt !== null }
-}
-
-/**
- * Past `planExpires` the user is back on the default free plan (DECISIONS §3), applied on their
- * next request so no scheduler is needed.
- */
-export async function currentPlan(db: Db, user: User, plan: Plan | null): Promise<{ user: User; plan: Plan }> {
-  const expired = user.planExpires !== null && user.planExpires.getTime() <= Date.now()
-  if (plan && !expired) return { user, plan }
-  const fallback = await defaultPlan(db)
-  const [updated] = await db
-    .update(users)
-    .set({ planId: fallback.id, planExpires: null })
-    .where(eq(users.id, user.id))
-    .returning()
-  return { user: updated ?? user, plan: fallback }
-}
-
 export async function findUser(db: Db | Tx, id: number): Promise<User | undefined> {
   const [row] = await db.select().from(users).where(eq(users.id, id))
   return row
@@ -148,7 +106,7 @@ export async function findUser(db: Db | Tx, id: number): Promise<User | undefine
 export async function findUserWithPlan(db: Db, id: number): Promise<{ user: User; plan: Plan } | undefined> {
   const [row] = await db.select({ user: users, plan: plans }).from(users).leftJoin(plans, eq(plans.id, users.planId)).where(eq(users.id, id))
   if (!row) return undefined
-  return currentPlan(db, row.user, row.plan)
+  return effectivePlan(db, row.user, row.plan)
 }
 
 export async function findUserByEmail(db: Db, email: string): Promise<User | undefined> {
@@ -165,17 +123,11 @@ export interface UserFilter {
 
 const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`)
 
-/** Moves every user whose subscription has ended back to the default plan (DECISIONS §3). */
-export async function expireSubscriptions(db: Db): Promise<void> {
-  const fallback = await defaultPlan(db)
-  await db.update(users).set({ planId: fallback.id, planExpires: null }).where(lte(users.planExpires, new Date()))
-}
-
 /** Admin list, newest first; `pro` = on a non-free plan that has not expired. */
 export async function listUsers(db: Db, f: UserFilter) {
   await expireSubscriptions(db)
   const where: SQL[] = []
-  const proCondition = sql`(${plans.free} = false and (${users.planExpires} is null or ${users.planExpires} > now()))`
+  const proCondition = sql`(${plans.free} = false and not ${planLapsedSql})`
   if (f.filter === 'admin') where.push(eq(users.admin, true))
   if (f.filter === 'pro') where.push(proCondition)
   if (f.filter === 'free') where.push(sql`not coalesce(${proCondition}, false)`)
@@ -191,8 +143,7 @@ export async function listUsers(db: Db, f: UserFilter) {
 }
 
 export function accountStatus(user: User, plan: Plan | null): 'pro' | 'free' {
-  const active = user.planExpires === null || user.planExpires.getTime() > Date.now()
-  return plan && !plan.free && active ? 'pro' : 'free'
+  return onPaidPlan(user, plan) ? 'pro' : 'free'
 }
 
 export const avatarUrl = (email: string) =>
