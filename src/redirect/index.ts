@@ -1,7 +1,5 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import formbody from '@fastify/formbody'
-import { and, eq, gt, isNull, or, sql } from 'drizzle-orm'
-import { campaigns, links } from '../db/schema/index.js'
 import { linkStats } from '../clicks/stats.js'
 import { countryOf } from '../clicks/geo.js'
 import { toTimestamp } from '../http/format.js'
@@ -11,7 +9,7 @@ import { Throttle } from '../lib/throttle.js'
 import { MINUTE } from '../lib/time.js'
 import { safeUrl, withParameters } from '../visit/url.js'
 import { MAX_REFERRER, visitorFromRequest, type Visitor } from '../visit/visitor.js'
-import { liveClicks, type ServeDomain, type ServeLink } from './lookup.js'
+import { activeCampaignLinkIds, findCampaignId, findStatsLink, liveClicks, type ServeDomain, type ServeLink } from './loader.js'
 import { isActive, resolve } from './resolve.js'
 import { redirectTo, sendDestination } from './respond.js'
 import { hasUnlock, setUnlock, type UnlockKind } from './unlock.js'
@@ -137,24 +135,26 @@ const redirect: FastifyPluginAsync = async (app) => {
       isCrawler: visitor.isCrawler,
       query: rawQuery(req),
       unlocked: link.passwordHash ? hasUnlock(req, app.keys.cookie, 'link', link.id, link.passwordHash, now) : false,
-      clicks: liveClicks(link),
     }
-    let outcome = resolve(link, ctx, now)
-    if (outcome.kind === 'password') {
-      const hidden = { ...o.hidden, ...(posted ? {} : visitor.referrer ? { ref: visitor.referrer } : {}) }
-      if (!posted) return passwordForm(reply, 200, { action: selfPath(req), purpose: 'link', hidden, destinationSchemes: destinationSchemes(link) })
+    // A posted password is checked only where it would be asked for (an active, locked link), so
+    // a disabled or expired link never runs argon2 or counts against the throttle.
+    if (posted && link.passwordHash && !ctx.unlocked && isActive(link, liveClicks(link), now)) {
       const keepRef = formField(req.body, 'ref')
       const formHidden = { ...o.hidden, ...(keepRef ? { ref: keepRef } : {}) }
-      if (!(await checkPassword(req, reply, 'link', link.id, link.passwordHash!, formHidden, destinationSchemes(link)))) return reply
-      outcome = resolve(link, { ...ctx, unlocked: true, clicks: liveClicks(link) }, Date.now())
+      if (!(await checkPassword(req, reply, 'link', link.id, link.passwordHash, formHidden, destinationSchemes(link)))) return reply
+      ctx.unlocked = true
     }
+    // clicks and time read after the password check: argon2 takes a while and clicks go on
+    const outcome = resolve(link, { ...ctx, clicks: liveClicks(link) }, Date.now())
     switch (outcome.kind) {
       case 'disabled':
         return notFoundPage(reply)
       case 'expired':
         return outcome.url ? redirectTo(reply, 302, safeUrl(outcome.url)) : expiredPage(reply)
-      case 'password':
-        return passwordForm(reply, 200, { action: selfPath(req), purpose: 'link', hidden: o.hidden, destinationSchemes: destinationSchemes(link) })
+      case 'password': {
+        const hidden = { ...o.hidden, ...(visitor.referrer ? { ref: visitor.referrer } : {}) }
+        return passwordForm(reply, 200, { action: selfPath(req), purpose: 'link', hidden, destinationSchemes: destinationSchemes(link) })
+      }
       case 'crawler':
         record(req, link, visitor, o.source)
         return crawlerPage(reply, link, shortUrlOf(o.domain, link.alias), withParameters(link.url, '', link.parameters))
@@ -182,18 +182,7 @@ const redirect: FastifyPluginAsync = async (app) => {
   async function statistics(req: FastifyRequest, reply: FastifyReply, alias: string) {
     const domain = await cache.domainFor(req.host)
     if (!ALIAS.test(alias)) return notFoundPage(reply)
-    const [row] = await app.db
-      .select({
-        id: links.id,
-        alias: links.alias,
-        url: links.url,
-        title: links.title,
-        privacy: links.privacy,
-        hash: links.privacyPasswordHash,
-        createdAt: links.createdAt,
-      })
-      .from(links)
-      .where(sql`coalesce(${links.domainId}, 0) = ${domain?.id ?? 0} and ${links.alias} = ${alias}`)
+    const row = await findStatsLink(app.db, domain?.id ?? null, alias)
     const open = row && (row.privacy === 0 || (row.privacy === 2 && row.hash))
     if (!row || !open) return notFoundPage(reply)
     if (row.privacy === 2) {
@@ -216,8 +205,8 @@ const redirect: FastifyPluginAsync = async (app) => {
     const slug = req.params.slug
     if (!SLUG.test(slug)) return notFoundPage(reply)
     const now = new Date()
-    const [campaign] = await app.db.select({ id: campaigns.id }).from(campaigns).where(eq(campaigns.slug, slug))
-    if (!campaign) return notFoundPage(reply)
+    const campaignId = await findCampaignId(app.db, slug)
+    if (campaignId === null) return notFoundPage(reply)
 
     let candidates: number[]
     const posted = req.method === 'POST' ? formField(req.body, 'link') : undefined
@@ -225,11 +214,7 @@ const redirect: FastifyPluginAsync = async (app) => {
       // the password form of a rotator visit names the link it was shown for
       candidates = /^\d{1,10}$/.test(posted) ? [Number(posted)] : []
     } else {
-      const rows = await app.db
-        .select({ id: links.id })
-        .from(links)
-        .where(and(eq(links.campaignId, campaign.id), eq(links.disabled, false), or(isNull(links.expiresAt), gt(links.expiresAt, now))))
-      candidates = rows.map((r) => r.id)
+      candidates = await activeCampaignLinkIds(app.db, campaignId, now)
       for (let i = candidates.length - 1; i > 0; i--) {
         const j = Math.floor(Math.random() * (i + 1))
         ;[candidates[i], candidates[j]] = [candidates[j], candidates[i]]
@@ -237,7 +222,7 @@ const redirect: FastifyPluginAsync = async (app) => {
     }
     for (const id of candidates) {
       const link = await cache.byId(id)
-      if (!link || link.campaignId !== campaign.id || !isActive(link, liveClicks(link), now.getTime())) continue
+      if (!link || link.campaignId !== campaignId || !isActive(link, liveClicks(link), now.getTime())) continue
       const domain = link.domainId ? await cache.domainById(link.domainId) : null
       return serve(req, reply, link, { source: 'rotator', domain, directStatus: 302, hidden: { link: String(link.id) } })
     }

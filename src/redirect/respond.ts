@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify'
-import type { ServeLink } from './lookup.js'
+import type { ServeLink } from './loader.js'
 import { usablePixels } from './pages/pixels.js'
 import { customSplashPage, framePage, overlayPage, pixelPage, safeHref, splashPage } from './pages/visit.js'
 

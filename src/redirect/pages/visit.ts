@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify'
 import { html, newNonce, raw, sendPage, type PageOptions, type Raw } from '../../lib/html.js'
-import type { Page, ServeLink } from '../lookup.js'
+import type { Page, ServeLink } from '../loader.js'
 import { pixelMarkup, type PixelMarkup } from './pixels.js'
 
 /**

@@ -1,0 +1,212 @@
+import type { FastifyBaseLogger } from 'fastify'
+import type { Redis } from 'ioredis'
+import { LRUCache } from 'lru-cache'
+import type { Db } from '../db/client.js'
+import type { LiveClicks } from '../clicks/live-clicks.js'
+import { InvalidationBus } from './invalidation.js'
+import {
+  findDomainByHost, findDomainById, findLinkRow, findLinkRowById, loadServeLink, storedClicks,
+  type LinkRow, type ServeDomain, type ServeLink,
+} from './loader.js'
+
+const LINK_TTL = 5 * 60_000
+const HOST_TTL = 5 * 60_000
+/** an unknown host is remembered briefly, so a newly added domain starts answering within seconds */
+const UNKNOWN_HOST_TTL = 5_000
+/** the set of every branded host (self-loop check of link writes); dropped by any domain invalidation */
+const HOST_SET_TTL = 5_000
+
+/**
+ * A request's Host as branded domains are stored (`domains.host`): lower-case, no trailing dot,
+ * no default port. Not the SSRF guard's host form, which drops brackets and keeps ports apart.
+ */
+export function servedHost(host: string): string {
+  return host.toLowerCase().replace(/\.(?=:|$)/, '').replace(/:(80|443)$/, '')
+}
+
+export interface LinkCacheOptions {
+  db: Db
+  defaultHost: string
+  /** the click pipeline's live counts: a link loaded into the cache starts from them */
+  liveClicks: LiveClicks
+  log: FastifyBaseLogger
+  /** publishing connection; a second one is opened for the subscription */
+  redis: Redis | null
+}
+
+/**
+ * Bounded LRU of links by (domain, alias) and of branded domains by host, in front of the database
+ * (Dub's linkCache). Invalidated by id after any write that changes a visit; with REDIS_URL the
+ * invalidation is published so every instance drops its copy.
+ */
+export class LinkCache {
+  private readonly links = new LRUCache<string, ServeLink>({
+    max: 50_000,
+    ttl: LINK_TTL,
+    dispose: (value, key) => {
+      if (this.keyById.get(value.id) === key) this.keyById.delete(value.id)
+    },
+  })
+  private readonly keyById = new Map<number, string>()
+  private readonly hosts = new LRUCache<string, ServeDomain | false>({ max: 10_000, ttl: HOST_TTL })
+  private readonly loading = new Map<string, Promise<ServeLink | null>>()
+  private hostSet: { at: number; set: ReadonlySet<string> } | null = null
+  /** bumped by every invalidation: a load that raced one is served but not cached */
+  private generation = 0
+  private readonly bus: InvalidationBus
+
+  constructor(private readonly o: LinkCacheOptions) {
+    this.bus = new InvalidationBus(o.redis, o.log)
+  }
+
+  /** Subscribes to invalidations of other instances (REDIS_URL). */
+  start(): Promise<void> {
+    return this.bus.start({
+      link: (id) => this.dropLink(id),
+      domain: (id) => this.dropDomain(id),
+      all: () => this.clear(),
+    })
+  }
+
+  close(): Promise<void> {
+    return this.bus.close()
+  }
+
+  /**
+   * Every branded host of the service (whoever owns it), each through `comparable`, for the
+   * self-loop check of link writes: loaded with `load` and kept until a domain invalidation (local
+   * or from another instance) or at most HOST_SET_TTL.
+   */
+  async brandedHosts(load: () => Promise<string[]>, comparable: (host: string) => string): Promise<ReadonlySet<string>> {
+    const cached = this.hostSet
+    if (cached && Date.now() - cached.at < HOST_SET_TTL) return cached.set
+    const generation = this.generation
+    const set = new Set((await load()).map(comparable))
+    // a load that raced an invalidation is used once but not kept
+    if (generation === this.generation) this.hostSet = { at: Date.now(), set }
+    return set
+  }
+
+  /** After any update or delete of a link. */
+  async invalidate(linkId: number): Promise<void> {
+    this.dropLink(linkId)
+    await this.bus.publish({ kind: 'link', id: linkId })
+  }
+
+  /** After a branded domain is added, changed or deleted (its links move to the default domain). */
+  async invalidateDomain(domainId: number): Promise<void> {
+    this.dropDomain(domainId)
+    await this.bus.publish({ kind: 'domain', id: domainId })
+  }
+
+  /** Drops everything (pixels or pages changed for many links at once). */
+  async invalidateAll(): Promise<void> {
+    this.clear()
+    await this.bus.publish({ kind: 'all' })
+  }
+
+  /**
+   * Counts a human click served from this instance against the cached link's live count. The
+   * entry in the cache is bumped, not the caller's copy: a reload since may have replaced it.
+   */
+  countClick(linkId: number) {
+    const key = this.keyById.get(linkId)
+    const link = key ? this.links.get(key) : undefined
+    if (link && link.id === linkId) link.localClicks++
+  }
+
+  /** The branded domain answering on this Host, or null for the default domain (any other host). */
+  async domainFor(host: string): Promise<ServeDomain | null> {
+    const h = servedHost(host)
+    if (h === this.o.defaultHost || h === '') return null
+    const cached = this.hosts.get(h)
+    if (cached !== undefined) return cached || null
+    const generation = this.generation
+    const row = await findDomainByHost(this.o.db, h)
+    if (generation === this.generation) this.hosts.set(h, row ?? false, row ? undefined : { ttl: UNKNOWN_HOST_TTL })
+    return row
+  }
+
+  /** A branded domain by id (the short URL of a link reached through the rotator). */
+  async domainById(id: number): Promise<ServeDomain | null> {
+    for (const d of this.hosts.values()) if (d && d.id === id) return d
+    return findDomainById(this.o.db, id)
+  }
+
+  /** A link by its domain (null = default) and alias, case-sensitive. */
+  async byAlias(domainId: number | null, alias: string): Promise<ServeLink | null> {
+    const key = `${domainId ?? 0}|${alias}`
+    const hit = this.links.get(key)
+    if (hit) return hit
+    return this.load(key, () => findLinkRow(this.o.db, domainId, alias))
+  }
+
+  /** A link by id (campaign rotator). */
+  async byId(id: number): Promise<ServeLink | null> {
+    const key = this.keyById.get(id)
+    const hit = key ? this.links.get(key) : undefined
+    if (hit) return hit
+    const row = await findLinkRowById(this.o.db, id)
+    if (!row) return null
+    return this.load(`${row.domainId ?? 0}|${row.alias}`, async () => row)
+  }
+
+  private load(key: string, find: () => Promise<LinkRow | undefined>): Promise<ServeLink | null> {
+    let p = this.loading.get(key)
+    if (!p) {
+      const generation = this.generation
+      p = this.build(find)
+        .then((link) => {
+          if (link && generation === this.generation) {
+            this.links.set(key, link)
+            this.keyById.set(link.id, key)
+          }
+          return link
+        })
+        .finally(() => this.loading.delete(key))
+      this.loading.set(key, p)
+    }
+    return p
+  }
+
+  private async build(find: () => Promise<LinkRow | undefined>): Promise<ServeLink | null> {
+    const row = await find()
+    if (!row) return null
+    const { db, liveClicks } = this.o
+    return loadServeLink(db, row, (id) => liveClicks.count(id, () => storedClicks(db, id)))
+  }
+
+  private dropLink(linkId: number) {
+    this.generation++
+    const key = this.keyById.get(linkId)
+    if (key) this.links.delete(key)
+    this.keyById.delete(linkId)
+  }
+
+  private dropDomain(domainId: number) {
+    this.generation++
+    this.hostSet = null
+    for (const [host, d] of this.hosts.entries()) if (d === false || d.id === domainId) this.hosts.delete(host)
+    for (const [key, link] of this.links.entries()) if (link.domainId === domainId) this.links.delete(key)
+    const prefix = `${domainId}|`
+    for (const key of [...this.links.keys()]) if (key.startsWith(prefix)) this.links.delete(key)
+  }
+
+  private clear() {
+    this.generation++
+    this.hostSet = null
+    this.links.clear()
+    this.keyById.clear()
+    this.hosts.clear()
+  }
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * The redirect cache. Writes that change what a visit gets call invalidate / invalidateDomain /
+     * invalidateAll after they commit, or visits keep the old answer until the TTL.
+     */
+    linkCache: LinkCache
+  }
+}

@@ -1,0 +1,74 @@
+import { randomUUID } from 'node:crypto'
+import type { FastifyBaseLogger } from 'fastify'
+import type { Redis } from 'ioredis'
+
+const CHANNEL = 'kurz:link-cache'
+
+export interface InvalidationHandlers {
+  link(id: number): void
+  domain(id: number): void
+  /** everything, including after a reconnect (messages sent meanwhile are lost) */
+  all(): void
+}
+
+export type Invalidation = { kind: 'link' | 'domain'; id: number } | { kind: 'all' }
+
+/**
+ * Tells the other instances (REDIS_URL) what to drop from their redirect caches, over Redis
+ * pub/sub. Without Redis there is nobody to tell and every call is a no-op. An instance ignores
+ * its own messages: it has already dropped what it publishes.
+ */
+export class InvalidationBus {
+  private readonly origin = randomUUID()
+  private subscriber: Redis | null = null
+
+  /** `redis` is the publishing connection; a second one is opened for the subscription. */
+  constructor(
+    private readonly redis: Redis | null,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  /** Subscribes, resolving once subscribed or after at most 3 s (Redis may be unreachable). */
+  async start(on: InvalidationHandlers): Promise<void> {
+    if (!this.redis) return
+    const sub = this.redis.duplicate()
+    this.subscriber = sub
+    sub.on('error', (err) => this.log.warn({ err: err.message }, 'redis subscriber error'))
+    let connectedBefore = false
+    let subscribed!: () => void
+    const first = new Promise<void>((resolve) => (subscribed = resolve))
+    sub.on('ready', () => {
+      // invalidations published while we were disconnected are lost: start from an empty cache
+      if (connectedBefore) on.all()
+      connectedBefore = true
+      sub.subscribe(CHANNEL).then(
+        () => subscribed(),
+        (err: Error) => this.log.warn({ err: err.message }, 'redis subscribe failed; retried on reconnect'),
+      )
+    })
+    sub.on('message', (channel, message) => {
+      if (channel !== CHANNEL) return
+      const [origin, kind, id] = message.split('|')
+      if (origin === this.origin) return
+      if (kind === 'l') on.link(Number(id))
+      else if (kind === 'd') on.domain(Number(id))
+      else if (kind === '*') on.all()
+    })
+    // start serving once subscribed, but never hang the start on an unreachable Redis
+    await Promise.race([first, new Promise((resolve) => setTimeout(resolve, 3_000).unref())])
+  }
+
+  async close(): Promise<void> {
+    this.subscriber?.disconnect()
+    this.subscriber = null
+  }
+
+  async publish(what: Invalidation): Promise<void> {
+    const redis = this.redis
+    if (!redis) return
+    const message = what.kind === 'all' ? '*|0' : `${what.kind === 'link' ? 'l' : 'd'}|${what.id}`
+    // an API write must not hang on Redis trouble; the TTL bounds staleness if a message is lost
+    const timeout = new Promise<void>((resolve) => setTimeout(resolve, 1_000).unref())
+    await Promise.race([redis.publish(CHANNEL, `${this.origin}|${message}`).then(() => undefined, () => undefined), timeout])
+  }
+}
