@@ -1,0 +1,100 @@
+import type { OpenAPIV3_1 } from 'openapi-types'
+
+export const DESCRIPTION = `Kurz answers two interfaces with the same accounts, keys and links:
+
+- the **management interface** under \`/api/...\`: JSON bodies; every answer carries \`error\`
+  (0 on success, the string "0" on lists and queries; 1 on failure, with \`message\`);
+- the **link interface v1** under \`/api/v1/links\` (and \`DELETE /links/{id}/destroy\`):
+  form-encoded or JSON bodies; answers also carry \`status\`, and a validation failure is a 422
+  with \`errors\` naming each field.
+
+Every call sends \`Authorization: Bearer <API key>\` (\`Token <key>\` and a bare key work too).
+Each key has a rate budget per minute: answers carry \`X-RateLimit-Limit\`,
+\`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\`, and a 429 carries \`Retry-After\`.`
+
+export const TAGS: OpenAPIV3_1.TagObject[] = [
+  { name: 'Account', description: 'The account of the API key.' },
+  { name: 'Links', description: 'Short links: create, list, read with statistics, change, delete.' },
+  { name: 'Branded domains', description: 'Your own domains for short links.' },
+  { name: 'Campaigns', description: 'Groups of links, with a public list and a rotator.' },
+  { name: 'Channels', description: 'Folders for links, bio pages and QR codes.' },
+  { name: 'Pixels', description: 'Tracking pixels fired on visits.' },
+  { name: 'QR codes', description: 'QR codes and their images.' },
+  { name: 'Splash pages', description: 'Pages shown before a redirect.' },
+  { name: 'CTA overlays', description: 'Call-to-action overlays over framed links.' },
+  { name: 'Admin: plans', description: 'Plans and their limits (admin keys only).' },
+  { name: 'Admin: users', description: 'Users, their keys and login links (admin keys only).' },
+  { name: 'Links (v1 interface)', description: 'Link interface v1: the same links in its own shapes.' },
+  { name: 'Operations', description: 'Health, readiness and this document. No key needed.' },
+  { name: 'Pages', description: 'What visitors open: short links, QR images, campaign lists. No key needed.' },
+]
+
+const error = (extra: Record<string, unknown> = {}, required: string[] = []): OpenAPIV3_1.SchemaObject => ({
+  type: 'object',
+  required: ['error', 'message', ...required],
+  properties: {
+    error: { const: 1, description: 'always 1 on a failure' },
+    message: { type: 'string', description: 'what went wrong, naming the field when one is at fault' },
+    ...extra,
+  },
+})
+
+const v1Status = { status: { type: 'integer', description: 'the HTTP status again' } }
+
+const answer = (description: string, schema: string, example: unknown): OpenAPIV3_1.ResponseObject => ({
+  description,
+  content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` }, example } },
+})
+
+const management = (status: number, description: string, message: string) =>
+  answer(`${status}: ${description}`, 'Error', { error: 1, message })
+const v1 = (status: number, description: string, message: string) =>
+  answer(`${status}: ${description}`, 'V1Error', { error: 1, message, status })
+
+export const COMPONENTS = {
+  securitySchemes: {
+    apiKey: {
+      type: 'http',
+      scheme: 'bearer',
+      description: 'The API key of an account (the dashboard shows it; an admin reads it with GET /api/user/{id}).',
+    },
+  } as Record<string, OpenAPIV3_1.SecuritySchemeObject>,
+  schemas: {
+    Success: {
+      type: 'object',
+      required: ['error'],
+      properties: { error: { enum: [0, '0'], description: '0 on success; the string "0" on lists and queries' } },
+      additionalProperties: true,
+    },
+    V1Success: {
+      type: 'object',
+      required: ['error', 'status'],
+      properties: { error: { enum: [0, '0'] }, ...v1Status },
+      additionalProperties: true,
+    },
+    Error: error(),
+    V1Error: error(v1Status, ['status']),
+    V1ValidationError: error(
+      { ...v1Status, errors: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } }, description: 'messages per field' } },
+      ['status', 'errors'],
+    ),
+  } as Record<string, OpenAPIV3_1.SchemaObject>,
+  responses: {
+    BadRequest: management(400, 'the input is not valid', 'url: must be an absolute URL starting with http:// or https://.'),
+    Unauthorized: management(401, 'no API key, or not a valid one', 'A valid API key is required: send Authorization: Bearer <key>.'),
+    Forbidden: management(403, 'the plan or the role does not allow it', 'Your plan does not include the "api" feature: API access is switched off.'),
+    NotFound: management(404, 'no object of yours has that id', 'Link not found.'),
+    Conflict: management(409, 'taken: an alias, slug or domain already in use', 'custom: "spring" is already taken on that domain; choose another alias.'),
+    RateLimited: management(429, 'rate budget spent: retry after Retry-After seconds', 'Rate limit exceeded: at most 30 requests per 1 minute. Retry in 42 seconds.'),
+    V1Unauthorized: v1(401, 'no API key, or not a valid one', 'A valid API key is required: send Authorization: Bearer <key>.'),
+    V1Forbidden: v1(403, 'the plan or the role does not allow it', 'Your plan does not include the "api" feature: API access is switched off.'),
+    V1NotFound: v1(404, 'no link of yours has that id', 'Link not found.'),
+    V1Invalid: answer('422: the input is not valid; `errors` names each field', 'V1ValidationError', {
+      error: 1,
+      message: 'url: must be an absolute URL starting with http:// or https://.',
+      errors: { url: ['url: must be an absolute URL starting with http:// or https://.'] },
+      status: 422,
+    }),
+    V1RateLimited: v1(429, 'rate budget spent: retry after Retry-After seconds', 'Rate limit exceeded: at most 30 requests per 1 minute. Retry in 42 seconds.'),
+  } as Record<string, OpenAPIV3_1.ResponseObject>,
+}
