@@ -19,6 +19,7 @@ import { deriveKeys, resolveSecret, type Keys } from './lib/crypto.js'
 import { findPlan, listPlans, planInput, presentPlan, savePlan, seedPlans, type Plan } from './resources/admin/plans.js'
 import { apiKeysOf, createUser, findUserByEmail, listUsers, presentUser, rotateApiKey } from './resources/admin/users.js'
 import { assertDataDirFree } from './lib/data-lock.js'
+import { OPS, OPS_HELP } from './cli/ops.js'
 
 const HELP = `Kurz operator commands
 
@@ -37,6 +38,7 @@ Commands:
                           '{"name":"Team","free":false,"prices":{"monthly":19},"limits":{"links":0,"api":{"enabled":true}}}'
   plans:update <id> --json '<changes>'
                           change a plan; fields not sent keep their values (PUT /api/plan/:id/update)
+${OPS_HELP}
 
 Options:
   -h, --help              show this help
@@ -170,9 +172,10 @@ export async function main(argv: string[], io: Io = { env: process.env, stdout: 
     io.stdout.write(HELP + '\n')
     return command === undefined ? 1 : 0
   }
-  const spec = COMMANDS[command]
+  const ops = Object.hasOwn(OPS, command) ? OPS[command] : undefined
+  const spec = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : ops ? { options: {}, positionals: ops.positionals, run: undefined } : undefined
   if (!spec) {
-    io.stderr.write(`Unknown command "${command}". Commands: ${Object.keys(COMMANDS).join(', ')} (--help for details).\n`)
+    io.stderr.write(`Unknown command "${command}". Commands: ${[...Object.keys(COMMANDS), ...Object.keys(OPS)].join(', ')} (--help for details).\n`)
     return 1
   }
   let ctx: Ctx | undefined
@@ -191,8 +194,13 @@ export async function main(argv: string[], io: Io = { env: process.env, stdout: 
     if (positionals.length !== spec.positionals) {
       fail(spec.positionals ? `${command} takes ${spec.positionals} argument (--help for usage).` : `${command} takes no arguments, got "${positionals.join(' ')}".`)
     }
-    ctx = await open(loadConfig(io.env))
-    const result = await spec.run(ctx, positionals, values as Record<string, string | boolean | undefined>)
+    const config = loadConfig(io.env)
+    let result: unknown
+    if (ops) result = await ops.run(config, positionals)
+    else {
+      ctx = await open(config)
+      result = await spec.run!(ctx, positionals, values as Record<string, string | boolean | undefined>)
+    }
     io.stdout.write(JSON.stringify(result, null, 2) + '\n')
     return 0
   } catch (err) {

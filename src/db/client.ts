@@ -27,7 +27,7 @@ export type DbConfig = { kind: 'pg'; url: string } | { kind: 'pglite'; dir?: str
  * PGlite runs in this process, so its memory is ours (DECISIONS §9, idle RSS < 250 MB): Postgres'
  * default 128 MB of shared buffers is far more than one embedded instance needs.
  */
-const PGLITE_CONF = ['shared_buffers=16MB', 'max_connections=10']
+export const PGLITE_CONF = ['shared_buffers=16MB', 'max_connections=10']
 
 /**
  * initdb inside PGlite leaves about 600 MB allocated that the process never gets back, so a fresh
