@@ -12,7 +12,6 @@ import { BODY_LIMIT, registerBodyParsers } from './http/body.js'
 import { authenticate } from './http/auth.js'
 import { registerRateLimit } from './http/rate-limit.js'
 import openapi from './openapi/index.js'
-import openapi from './openapi/index.js'
 import { seedPlans } from './resources/admin/plans.js'
 import { bootstrapAdmin } from './resources/admin/bootstrap.js'
 import health from './health.js'
@@ -32,7 +31,7 @@ import redirect from './redirect/index.js'
 import qrPublic from './resources/qr/public.js'
 import { createClickRecorder } from './clicks/recorder.js'
 import { startRetentionJob } from './clicks/retention.js'
-import { LinkCache } from './redirect/lookup.js'
+import { LinkCache } from './redirect/cache.js'
 import campaignPages from './resources/campaigns/public.js'
 import overlayResponses from './resources/pages/public.js'
 
@@ -92,7 +91,7 @@ export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promis
   // The click pipeline and the redirect cache. Their onClose hook is added after the one above,
   // so it runs first: buffered clicks are written before the database closes.
   app.decorate('clicks', createClickRecorder({ db: handle.db, visitorKey: app.keys.visitor, log: app.log, ping: () => handle.ping() }))
-  app.decorate('linkCache', new LinkCache({ db: handle.db, defaultHost: config.defaultHost, recorder: app.clicks, log: app.log, redis: app.redis }))
+  app.decorate('linkCache', new LinkCache({ db: handle.db, defaultHost: config.defaultHost, liveClicks: app.clicks.live, log: app.log, redis: app.redis }))
   await app.linkCache.start()
   const stopRetention = startRetentionJob(handle.db, app.log)
   app.addHook('onClose', async () => {
@@ -110,7 +109,6 @@ export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promis
   app.setNotFoundHandler(notFoundHandler)
   registerBodyParsers(app)
   await app.register(cookie)
-  await app.register(openapi) // before every route: it collects them for /openapi.json
   await app.register(openapi) // before every route: it collects them for /openapi.json
 
   // Everything behind an API key: authenticate first, then each interface's own rate budget.
