@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm'
 import type { Db } from '../db/client.js'
 import { clickTotals, links, qrCodes } from '../db/schema/index.js'
+import { countryName } from '../lib/targets.js'
 
 export type Top = 0 | Record<string, string>
 
@@ -19,17 +20,8 @@ export interface QrStats extends Omit<LinkStats, 'socialCount'> {
   socialCount: { facebook: number; twitter: number; instagram: number }
 }
 
-const regionNames = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'code' })
-
-/** English country name of an ISO 3166-1 alpha-2 code ("US" → "United States"). */
-export function countryName(code: string): string {
-  if (!/^[A-Z]{2}$/.test(code)) return 'Unknown'
-  try {
-    return regionNames.of(code) ?? code
-  } catch {
-    return code
-  }
-}
+/** A country's statistics label: the same English name link targets use ("US" → "United States"). */
+export const countryLabel = (code: string): string => countryName(code) ?? 'Unknown'
 
 type Sums = Map<string, Map<string, number>>
 
@@ -65,7 +57,7 @@ const orUnknown = (label: string) => label || 'Unknown'
 
 function common(sums: Sums) {
   return {
-    topCountries: top(sums, 'country', (l) => (l ? countryName(l) : 'Unknown')),
+    topCountries: top(sums, 'country', countryLabel),
     topReferrers: top(sums, 'referrer', (l) => l || 'Direct'),
     topBrowsers: top(sums, 'browser', orUnknown),
     topOs: top(sums, 'os', orUnknown),

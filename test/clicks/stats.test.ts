@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { qrCodes } from '../../src/db/schema/index.js'
-import { countryName, linkStats, qrStats } from '../../src/clicks/stats.js'
+import { countryLabel as countryName, linkStats, qrStats } from '../../src/clicks/stats.js'
 import type { Visitor } from '../../src/visit/visitor.js'
 import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
 import { insertLink, NO_CLICKS as EMPTY } from '../helpers/fixtures.js'
