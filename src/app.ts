@@ -12,6 +12,7 @@ import { BODY_LIMIT, registerBodyParsers } from './http/body.js'
 import { authenticate } from './http/auth.js'
 import { registerRateLimit } from './http/rate-limit.js'
 import openapi from './openapi/index.js'
+import { registerCors } from './http/cors.js'
 import { seedPlans } from './resources/admin/plans.js'
 import { bootstrapAdmin } from './resources/admin/bootstrap.js'
 import health from './health.js'
@@ -109,6 +110,7 @@ export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promis
   app.setNotFoundHandler(notFoundHandler)
   registerBodyParsers(app)
   await app.register(cookie)
+  await registerCors(app, config.corsOrigins) // before every route: it marks the non-API ones CORS-free
   await app.register(openapi) // before every route: it collects them for /openapi.json
 
   // Everything behind an API key: authenticate first, then each interface's own rate budget.

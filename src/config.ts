@@ -21,6 +21,23 @@ const trustProxyEnv = z
     return z.NEVER
   })
 
+/**
+ * CORS_ORIGINS: origins whose browser pages may call /api, comma-separated ("*" for any); each
+ * an http(s) origin without a path, compared as the browser sends it (lower-case, no default port).
+ */
+const corsOriginsEnv = z.string().transform((v, ctx): string[] => {
+  const origins: string[] = []
+  for (const part of v.split(',').map((p) => p.trim()).filter(Boolean)) {
+    if (part === '*') origins.push('*')
+    else if (/^https?:\/\/[^/?#@\s]+\/?$/i.test(part) && URL.canParse(part)) origins.push(new URL(part).origin)
+    else {
+      ctx.addIssue({ code: 'custom', message: `CORS_ORIGINS must be origins such as https://app.example.com (comma-separated) or *; got ${part}` })
+      return z.NEVER
+    }
+  }
+  return [...new Set(origins)]
+})
+
 const env = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
@@ -57,6 +74,7 @@ const env = z.object({
   DASHBOARD_RATE_LIMIT_MAX: z.coerce.number().int().positive().default(600),
   REDIS_URL: optionalString.pipe(z.string().regex(/^rediss?:\/\//i, 'REDIS_URL must be a redis:// or rediss:// URL').optional()),
   TRUST_PROXY: trustProxyEnv.default(false),
+  CORS_ORIGINS: corsOriginsEnv.default([]),
   REDIRECT_STATUS: z.coerce
     .number()
     .pipe(z.union([z.literal(301), z.literal(302), z.literal(307), z.literal(308)], { message: 'REDIRECT_STATUS must be 301, 302, 307 or 308' }))
@@ -97,6 +115,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     rateLimit: { max: e.RATE_LIMIT_MAX, windowSeconds: e.RATE_LIMIT_WINDOW, v1Max: e.V1_RATE_LIMIT_MAX, dashboardMax: e.DASHBOARD_RATE_LIMIT_MAX },
     redisUrl: e.REDIS_URL,
     trustProxy: e.TRUST_PROXY,
+    /** browser origins allowed to call /api (CORS); empty: none */
+    corsOrigins: e.CORS_ORIGINS,
     redirect: { status: e.REDIRECT_STATUS as 301 | 302 | 307 | 308 },
     logLevel: e.LOG_LEVEL,
   })

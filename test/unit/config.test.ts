@@ -18,6 +18,7 @@ describe('loadConfig', () => {
       rateLimit: { max: 30, windowSeconds: 60, v1Max: 120, dashboardMax: 600 },
       redisUrl: undefined,
       trustProxy: false,
+      corsOrigins: [],
       redirect: { status: 302 },
       logLevel: 'info',
     })
@@ -39,6 +40,7 @@ describe('loadConfig', () => {
       DATA_DIR: '/var/lib/kurz', SECRET_KEY: 'k'.repeat(32), ADMIN_EMAIL: 'ops@example.com', ADMIN_USERNAME: 'ops',
       ADMIN_PASSWORD: 'hunter22', ADMIN_API_KEY: 'A'.repeat(32), RATE_LIMIT_MAX: '10', RATE_LIMIT_WINDOW: '30',
       V1_RATE_LIMIT_MAX: '50', DASHBOARD_RATE_LIMIT_MAX: '900', REDIS_URL: 'redis://cache:6379', TRUST_PROXY: 'true', REDIRECT_STATUS: '301', LOG_LEVEL: 'warn',
+      CORS_ORIGINS: 'https://App.Example.com:443, http://localhost:5173/, https://app.example.com',
     })
     expect(c).toMatchObject({
       listen: { port: 4000, host: '127.0.0.1' },
@@ -49,6 +51,7 @@ describe('loadConfig', () => {
       rateLimit: { max: 10, windowSeconds: 30, v1Max: 50, dashboardMax: 900 },
       redisUrl: 'redis://cache:6379',
       trustProxy: true,
+      corsOrigins: ['https://app.example.com', 'http://localhost:5173'],
       redirect: { status: 301 },
       logLevel: 'warn',
     })
@@ -91,6 +94,10 @@ describe('loadConfig', () => {
     [{ DASHBOARD_RATE_LIMIT_MAX: '0' }, /DASHBOARD_RATE_LIMIT_MAX/],
     [{ REDIS_URL: 'http://cache' }, /REDIS_URL/],
     [{ TRUST_PROXY: 'sometimes' }, /TRUST_PROXY/],
+    [{ CORS_ORIGINS: 'app.example.com' }, /CORS_ORIGINS/],
+    [{ CORS_ORIGINS: 'https://app.example.com/path' }, /CORS_ORIGINS/],
+    [{ CORS_ORIGINS: 'https://app.example.com, ftp://files.example.com' }, /CORS_ORIGINS/],
+    [{ CORS_ORIGINS: 'https://user:pw@app.example.com' }, /CORS_ORIGINS/],
     [{ REDIRECT_STATUS: '303' }, /REDIRECT_STATUS must be 301, 302, 307 or 308/],
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL/],
   ])('refuses %j naming the variable', (env, message) => {
@@ -110,7 +117,7 @@ describe('loadConfig', () => {
 
   it('reads exactly the variables of DECISIONS §1, each documented in README.md', () => {
     expect([...ENV_VARS].sort()).toEqual([
-      'ADMIN_API_KEY', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'ADMIN_USERNAME', 'DASHBOARD_RATE_LIMIT_MAX', 'DATABASE_URL', 'DATA_DIR', 'HOST', 'LOG_LEVEL', 'PORT',
+      'ADMIN_API_KEY', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'ADMIN_USERNAME', 'CORS_ORIGINS', 'DASHBOARD_RATE_LIMIT_MAX', 'DATABASE_URL', 'DATA_DIR', 'HOST', 'LOG_LEVEL', 'PORT',
       'PUBLIC_URL', 'RATE_LIMIT_MAX', 'RATE_LIMIT_WINDOW', 'REDIRECT_STATUS', 'REDIS_URL', 'SECRET_KEY', 'TRUST_PROXY', 'V1_RATE_LIMIT_MAX',
     ])
     const readme = readFileSync(resolve(import.meta.dirname, '../../README.md'), 'utf8')
