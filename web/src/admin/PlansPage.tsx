@@ -1,0 +1,125 @@
+import { useState, type FormEvent } from 'react'
+import { api } from '../api/client'
+import type { Feature, Plan } from '../api/types'
+import { announce } from '../ui/announce'
+import { useAction, useLoad } from '../ui/hooks'
+import { Badge, EmptyState, ErrorNote, Field, Loading, Modal, PageHead } from '../ui/parts'
+import { useSession } from '../session'
+
+const FEATURES = ['custom', 'team', 'splash', 'overlay', 'pixels', 'domain', 'multiple', 'alias', 'device', 'geo', 'bundle', 'parameters', 'export', 'api'] as const
+const COUNTED = ['team', 'splash', 'overlay', 'pixels', 'domain']
+const LABELS: Record<string, string> = {
+  custom: 'Custom aliases', team: 'Team members', splash: 'Splash pages', overlay: 'CTA overlays', pixels: 'Pixels', domain: 'Branded domains',
+  multiple: 'Multiple domains', alias: 'Alias', device: 'Device targeting', geo: 'Country targeting', bundle: 'Channels', parameters: 'Parameters', export: 'Export', api: 'API access',
+}
+const limit = (n: number) => (n === 0 ? 'Unlimited' : String(n))
+
+export function PlansPage() {
+  const { user } = useSession()
+  const plans = useLoad(() => api.get<{ data: Plan[] }>('/api/plans'), [])
+  const [editing, setEditing] = useState<Plan | 'new' | null>(null)
+  if (!user.admin) return <EmptyState title="Admins only">This page needs an account with admin privileges.</EmptyState>
+  return (
+    <>
+      <PageHead title="Plans">
+        <button type="button" onClick={() => setEditing('new')}>New plan</button>
+      </PageHead>
+      <ErrorNote message={plans.error} onRetry={plans.reload} />
+      {plans.loading && !plans.data && <Loading />}
+      <div className="grid three">
+        {plans.data?.data.map((p) => (
+          <section className="card" key={p.id} aria-labelledby={`plan-${p.id}`}>
+            <div className="page-head">
+              <h2 id={`plan-${p.id}`}>{p.name}</h2>
+              <Badge tone={p.free ? 'plain' : 'good'}>{p.free ? 'Free' : 'Paid'}</Badge>
+            </div>
+            {p.prices && (
+              <p className="sub">
+                {p.prices.monthly}/month · {p.prices.yearly}/year · {p.prices.lifetime} lifetime
+              </p>
+            )}
+            <p>
+              Links: {limit(p.limits.links)} · Clicks: {limit(p.limits.clicks)} · Retention: {p.limits.retention} days
+            </p>
+            <p className="sub">
+              {FEATURES.filter((f) => (p.limits[f] as Feature | undefined)?.enabled === '1')
+                .map((f) => LABELS[f])
+                .join(', ') || 'No features'}
+            </p>
+            <button type="button" className="secondary small" onClick={() => setEditing(p)} aria-label={`Edit ${p.name}`}>Edit</button>
+          </section>
+        ))}
+      </div>
+      <Modal title={editing === 'new' ? 'New plan' : `Edit ${editing?.name ?? ''}`} open={!!editing} onClose={() => setEditing(null)} wide>
+        {editing && <PlanEditor plan={editing === 'new' ? undefined : editing} onDone={() => (setEditing(null), plans.reload())} />}
+      </Modal>
+    </>
+  )
+}
+
+function PlanEditor({ plan, onDone }: { plan?: Plan; onDone: () => void }) {
+  const [name, setName] = useState(plan?.name ?? '')
+  const [free, setFree] = useState(plan?.free ?? false)
+  const [prices, setPrices] = useState({ monthly: String(plan?.prices?.monthly ?? ''), yearly: String(plan?.prices?.yearly ?? ''), lifetime: String(plan?.prices?.lifetime ?? '') })
+  const [nums, setNums] = useState({ links: String(plan?.limits.links ?? 0), clicks: String(plan?.limits.clicks ?? 0), retention: String(plan?.limits.retention ?? 90) })
+  const [features, setFeatures] = useState<Record<string, Feature>>(() =>
+    Object.fromEntries(FEATURES.map((f) => [f, (plan?.limits[f] as Feature | undefined) ?? { enabled: '1', ...(COUNTED.includes(f) ? { count: '0' } : {}) }])),
+  )
+  const save = useAction()
+  async function submit(e: FormEvent) {
+    e.preventDefault()
+    const body = {
+      name: name.trim(),
+      free,
+      ...(free ? {} : { prices: { monthly: Number(prices.monthly || 0), yearly: Number(prices.yearly || 0), lifetime: Number(prices.lifetime || 0) } }),
+      limits: { links: Number(nums.links), clicks: Number(nums.clicks), retention: Number(nums.retention), ...features },
+    }
+    if (await save.run(() => (plan ? api.put(`/api/plan/${plan.id}/update`, body) : api.post('/api/plan/add', body)))) {
+      announce('Plan saved.')
+      onDone()
+    }
+  }
+  return (
+    <form onSubmit={submit}>
+      <div className="row">
+        <Field label="Plan name">{(id) => <input id={id} value={name} onChange={(e) => setName(e.target.value)} required />}</Field>
+        <label className="check">
+          <input type="checkbox" checked={free} onChange={(e) => setFree(e.target.checked)} /> Free plan
+        </label>
+      </div>
+      {!free && (
+        <div className="row">
+          {(['monthly', 'yearly', 'lifetime'] as const).map((k) => (
+            <Field key={k} label={`Price ${k}`}>{(id) => <input id={id} type="number" min={0} step="0.01" value={prices[k]} onChange={(e) => setPrices({ ...prices, [k]: e.target.value })} />}</Field>
+          ))}
+        </div>
+      )}
+      <div className="row">
+        <Field label="Links" hint="0 means unlimited">{(id, hint) => <input id={id} aria-describedby={hint} type="number" min={0} value={nums.links} onChange={(e) => setNums({ ...nums, links: e.target.value })} />}</Field>
+        <Field label="Clicks a month" hint="0 means unlimited">{(id, hint) => <input id={id} aria-describedby={hint} type="number" min={0} value={nums.clicks} onChange={(e) => setNums({ ...nums, clicks: e.target.value })} />}</Field>
+        <Field label="Retention (days)">{(id) => <input id={id} type="number" min={0} value={nums.retention} onChange={(e) => setNums({ ...nums, retention: e.target.value })} />}</Field>
+      </div>
+      <fieldset>
+        <legend>Features</legend>
+        <div className="grid two">
+          {FEATURES.map((f) => (
+            <div key={f} className="row">
+              <label className="check">
+                <input type="checkbox" checked={features[f].enabled === '1'} onChange={(e) => setFeatures({ ...features, [f]: { ...features[f], enabled: e.target.checked ? '1' : '0' } })} /> {LABELS[f]}
+              </label>
+              {COUNTED.includes(f) && features[f].enabled === '1' && (
+                <Field label={`${LABELS[f]} allowed`} hint="0 means unlimited">
+                  {(id, hint) => <input id={id} aria-describedby={hint} type="number" min={0} value={features[f].count ?? '0'} onChange={(e) => setFeatures({ ...features, [f]: { ...features[f], count: e.target.value } })} />}
+                </Field>
+              )}
+            </div>
+          ))}
+        </div>
+      </fieldset>
+      <ErrorNote message={save.error} />
+      <div className="actions">
+        <button type="submit" disabled={save.busy}>{plan ? 'Save plan' : 'Create plan'}</button>
+      </div>
+    </form>
+  )
+}

@@ -1,0 +1,207 @@
+import { useState, type FormEvent } from 'react'
+import { api, qs } from '../api/client'
+import type { Plan, User } from '../api/types'
+import { announce } from '../ui/announce'
+import { useConfirm } from '../ui/confirm'
+import { formatDate, localInputToApi } from '../ui/format'
+import { useAction, useLoad } from '../ui/hooks'
+import { Badge, CopyButton, EmptyState, ErrorNote, Field, Loading, Modal, PageHead } from '../ui/parts'
+import { useSession } from '../session'
+
+const PER_PAGE = 50
+
+export function UsersPage() {
+  const { user: me } = useSession()
+  const [search, setSearch] = useState('')
+  const [query, setQuery] = useState({ search: '', filter: '', page: 1 })
+  const users = useLoad(() => api.get<{ data: User[] }>(`/api/users${qs({ search: query.search, filter: query.filter, limit: PER_PAGE, page: query.page })}`), [query])
+  const plans = useLoad(() => api.get<{ data: Plan[] }>('/api/plans'), [])
+  const [creating, setCreating] = useState(false)
+  const [planFor, setPlanFor] = useState<User>()
+  const [sso, setSso] = useState<{ user: User; url: string }>()
+  const act = useAction()
+  const confirm = useConfirm()
+  const planName = (id: number) => plans.data?.data.find((p) => p.id === id)?.name ?? `#${id}`
+
+  if (!me.admin) return <EmptyState title="Admins only">This page needs an account with admin privileges.</EmptyState>
+
+  async function onDelete(u: User) {
+    const yes = await confirm({ title: 'Delete this user?', message: <p><strong>{u.username}</strong> ({u.email}) and everything they own — links, QR codes, statistics — are deleted. This cannot be undone.</p>, confirm: 'Delete user' })
+    if (yes && (await act.run(() => api.del(`/api/user/${u.id}/delete`)))) {
+      announce('User deleted.')
+      users.reload()
+    }
+  }
+
+  return (
+    <>
+      <PageHead title="Users">
+        <button type="button" onClick={() => setCreating(true)}>New user</button>
+      </PageHead>
+      <form className="toolbar" role="search" onSubmit={(e) => (e.preventDefault(), setQuery({ ...query, search: search.trim(), page: 1 }))}>
+        <Field label="Search by email" className="search">{(id) => <input id={id} type="search" value={search} onChange={(e) => setSearch(e.target.value)} />}</Field>
+        <Field label="Show">
+          {(id) => (
+            <select id={id} value={query.filter} onChange={(e) => setQuery({ ...query, filter: e.target.value, page: 1 })}>
+              <option value="">Everyone</option>
+              <option value="admin">Admins</option>
+              <option value="pro">Paying</option>
+              <option value="free">Free</option>
+            </select>
+          )}
+        </Field>
+        <button type="submit">Search</button>
+      </form>
+      <ErrorNote message={users.error ?? act.error} onRetry={users.error ? users.reload : undefined} />
+      {users.loading && !users.data && <Loading />}
+      {users.data?.data.length === 0 && <EmptyState title="No users match">Try another search or filter.</EmptyState>}
+      {users.data && users.data.data.length > 0 && (
+        <div className="table-wrap">
+          <table>
+            <caption className="offscreen">Users</caption>
+            <thead>
+              <tr>
+                <th scope="col">User</th>
+                <th scope="col">Plan</th>
+                <th scope="col" className="hide-small">Registered</th>
+                <th scope="col"><span className="offscreen">Actions</span></th>
+              </tr>
+            </thead>
+            <tbody>
+              {users.data.data.map((u) => (
+                <tr key={u.id}>
+                  <td>
+                    <strong>{u.username}</strong> {u.admin && <Badge>admin</Badge>}
+                    <span className="sub truncate">{u.email}</span>
+                  </td>
+                  <td>
+                    {planName(u.planid)} <Badge tone={u.status === 'pro' ? 'good' : 'plain'}>{u.status}</Badge>
+                    {u.expires && <span className="sub"> until {formatDate(u.expires)}</span>}
+                  </td>
+                  <td className="hide-small">{formatDate(u.registered)}</td>
+                  <td>
+                    <div className="cell-actions">
+                      <button type="button" className="secondary small" onClick={() => (act.setError(undefined), setPlanFor(u))} aria-label={`Change plan of ${u.username}`}>Plan</button>
+                      <button
+                        type="button"
+                        className="secondary small"
+                        aria-label={`SSO URL of ${u.username}`}
+                        onClick={() => act.run(async () => setSso({ user: u, url: (await api.get<{ url: string }>(`/api/user/login/${u.id}`)).url }))}
+                      >
+                        SSO URL
+                      </button>
+                      <button type="button" className="secondary small" onClick={() => onDelete(u)} disabled={u.id === me.id} aria-label={`Delete ${u.username}`}>Delete</button>
+                    </div>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {users.data && (
+        <nav className="pager" aria-label="Pages of users">
+          <button type="button" className="secondary" disabled={query.page <= 1} onClick={() => setQuery({ ...query, page: query.page - 1 })}>Previous page</button>
+          <span>Page {query.page}</span>
+          <button type="button" className="secondary" disabled={users.data.data.length < PER_PAGE} onClick={() => setQuery({ ...query, page: query.page + 1 })}>Next page</button>
+        </nav>
+      )}
+      <Modal title="New user" open={creating} onClose={() => setCreating(false)}>
+        {creating && <UserForm plans={plans.data?.data ?? []} onDone={() => (setCreating(false), users.reload())} />}
+      </Modal>
+      <Modal title={`Plan of ${planFor?.username ?? ''}`} open={!!planFor} onClose={() => setPlanFor(undefined)}>
+        {planFor && <PlanForm user={planFor} plans={plans.data?.data ?? []} onDone={() => (setPlanFor(undefined), users.reload())} />}
+      </Modal>
+      <Modal title={`SSO URL of ${sso?.user.username ?? ''}`} open={!!sso} onClose={() => setSso(undefined)}>
+        {sso && (
+          <>
+            <p>This single-use link signs {sso.user.username} in without a password. It works once, within an hour.</p>
+            <p className="keybox">
+              <code aria-label="SSO URL">{sso.url}</code>
+              <CopyButton value={sso.url} label="Copy SSO URL" what="SSO URL copied" />
+            </p>
+          </>
+        )}
+      </Modal>
+    </>
+  )
+}
+
+function UserForm({ plans, onDone }: { plans: Plan[]; onDone: () => void }) {
+  const [v, setV] = useState({ username: '', email: '', password: '', planid: '', expiration: '' })
+  const save = useAction()
+  const set = (patch: Partial<typeof v>) => setV({ ...v, ...patch })
+  async function submit(e: FormEvent) {
+    e.preventDefault()
+    const body = { username: v.username.trim(), email: v.email.trim(), password: v.password, planid: v.planid ? Number(v.planid) : undefined, expiration: v.expiration ? localInputToApi(v.expiration) : undefined }
+    if (await save.run(() => api.post('/api/user/add', body))) {
+      announce('User created.')
+      onDone()
+    }
+  }
+  return (
+    <form onSubmit={submit}>
+      <Field label="Username">{(id) => <input id={id} value={v.username} onChange={(e) => set({ username: e.target.value })} required autoComplete="off" />}</Field>
+      <Field label="Email">{(id) => <input id={id} type="email" value={v.email} onChange={(e) => set({ email: e.target.value })} required autoComplete="off" />}</Field>
+      <Field label="Password" hint="At least 5 characters.">{(id, hint) => <input id={id} aria-describedby={hint} type="password" value={v.password} onChange={(e) => set({ password: e.target.value })} required autoComplete="new-password" />}</Field>
+      <div className="row">
+        <Field label="Plan">
+          {(id) => (
+            <select id={id} value={v.planid} onChange={(e) => set({ planid: e.target.value })}>
+              <option value="">Default plan</option>
+              {plans.map((p) => (
+                <option key={p.id} value={p.id}>{p.name}</option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field label="Plan expires">{(id) => <input id={id} type="datetime-local" value={v.expiration} onChange={(e) => set({ expiration: e.target.value })} />}</Field>
+      </div>
+      <ErrorNote message={save.error} />
+      <div className="actions">
+        <button type="submit" disabled={save.busy}>Create user</button>
+      </div>
+    </form>
+  )
+}
+
+function PlanForm({ user, plans, onDone }: { user: User; plans: Plan[]; onDone: () => void }) {
+  const [planid, setPlanid] = useState(String(user.planid))
+  const [type, setType] = useState('monthly')
+  const [expiration, setExpiration] = useState('')
+  const save = useAction()
+  async function submit(e: FormEvent) {
+    e.preventDefault()
+    if (await save.run(() => api.put(`/api/plan/${planid}/user/${user.id}`, { type, expiration: expiration ? localInputToApi(expiration) : undefined }))) {
+      announce('Plan changed.')
+      onDone()
+    }
+  }
+  return (
+    <form onSubmit={submit}>
+      <Field label="New plan">
+        {(id) => (
+          <select id={id} value={planid} onChange={(e) => setPlanid(e.target.value)}>
+            {plans.map((p) => (
+              <option key={p.id} value={p.id}>{p.name}</option>
+            ))}
+          </select>
+        )}
+      </Field>
+      <Field label="Billing period">
+        {(id) => (
+          <select id={id} value={type} onChange={(e) => setType(e.target.value)}>
+            <option value="monthly">Monthly</option>
+            <option value="yearly">Yearly</option>
+            <option value="lifetime">Lifetime</option>
+          </select>
+        )}
+      </Field>
+      <Field label="Expires" hint="Leave empty to follow the billing period.">{(id, hint) => <input id={id} aria-describedby={hint} type="datetime-local" value={expiration} onChange={(e) => setExpiration(e.target.value)} />}</Field>
+      <ErrorNote message={save.error} />
+      <div className="actions">
+        <button type="submit" disabled={save.busy}>Change plan</button>
+      </div>
+    </form>
+  )
+}

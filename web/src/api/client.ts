@@ -1,0 +1,70 @@
+/**
+ * The one client of the JSON API: the session cookie goes by itself, the CSRF token from
+ * GET /api/session rides in X-CSRF-Token, and `{error: 1, message}` becomes a thrown ApiError whose
+ * message is the API's own sentence (the page shows it as is).
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+let csrfToken = ''
+export const setCsrfToken = (token: string) => {
+  csrfToken = token
+}
+
+type Method = 'GET' | 'POST' | 'PUT' | 'DELETE'
+
+export async function request<T>(method: Method, path: string, body?: unknown): Promise<T> {
+  let res: Response
+  try {
+    res = await fetch(path, {
+      method,
+      credentials: 'same-origin',
+      headers: { 'x-csrf-token': csrfToken, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
+  } catch {
+    throw new ApiError(0, 'Kurz cannot be reached: check your connection and try again.')
+  }
+  let json: any
+  try {
+    json = await res.json()
+  } catch {
+    throw new ApiError(res.status, `The server answered ${res.status} without a readable message. Try again in a moment.`)
+  }
+  if (!res.ok || json?.error === 1 || json?.error === '1') {
+    if (res.status === 401) window.location.assign('/login')
+    throw new ApiError(res.status, typeof json?.message === 'string' ? json.message : `Request failed (${res.status}).`)
+  }
+  return json as T
+}
+
+export const api = {
+  get: <T>(path: string) => request<T>('GET', path),
+  post: <T>(path: string, body: unknown = {}) => request<T>('POST', path, body),
+  put: <T>(path: string, body: unknown = {}) => request<T>('PUT', path, body),
+  del: <T = { message: string }>(path: string) => request<T>('DELETE', path),
+}
+
+/** Query string from the set values only. */
+export function qs(params: Record<string, string | number | undefined | null>): string {
+  const p = new URLSearchParams()
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== '') p.set(k, String(v))
+  const s = p.toString()
+  return s ? `?${s}` : ''
+}
+
+/** For bodies that are not JSON (CSV exports and imports): the same headers, the Response as is. */
+export async function fetchRaw(method: Method, path: string, body?: Blob, type?: string): Promise<Response> {
+  const res = await fetch(path, { method, credentials: 'same-origin', headers: { 'x-csrf-token': csrfToken, ...(type ? { 'content-type': type } : {}) }, body })
+  if (!res.ok) {
+    const json = await res.json().catch(() => ({}))
+    throw new ApiError(res.status, typeof json.message === 'string' ? json.message : `Request failed (${res.status}).`)
+  }
+  return res
+}

@@ -1,0 +1,111 @@
+import { useState, type FormEvent } from 'react'
+import { api } from '../api/client'
+import type { Campaign, ListOf } from '../api/types'
+import { announce } from '../ui/announce'
+import { useConfirm } from '../ui/confirm'
+import { useAction, useLoad } from '../ui/hooks'
+import { LinkPicker } from '../ui/LinkPicker'
+import { Badge, CopyButton, EmptyState, ErrorNote, Field, Loading, Modal, PageHead } from '../ui/parts'
+
+export function CampaignsPage() {
+  const list = useLoad(() => api.get<ListOf<'campaigns', Campaign>>('/api/campaigns?limit=1000'), [])
+  const [editing, setEditing] = useState<Campaign | 'new' | null>(null)
+  const [assigning, setAssigning] = useState<Campaign>()
+  const remove = useAction()
+  const assign = useAction()
+  const confirm = useConfirm()
+  const rows = list.data?.data.campaigns
+
+  async function onDelete(c: Campaign) {
+    if (!(await confirm({ title: 'Delete this campaign?', message: <p>The links of <strong>{c.name}</strong> stay; they are no longer grouped.</p>, confirm: 'Delete campaign' }))) return
+    if (await remove.run(() => api.del(`/api/campaign/${c.id}/delete`))) list.reload()
+  }
+
+  return (
+    <>
+      <PageHead title="Campaigns">
+        <button type="button" onClick={() => setEditing('new')}>New campaign</button>
+      </PageHead>
+      <ErrorNote message={list.error ?? remove.error} onRetry={list.error ? list.reload : undefined} />
+      {list.loading && !rows && <Loading />}
+      {rows?.length === 0 && (
+        <EmptyState title="No campaigns yet" action={<button type="button" onClick={() => setEditing('new')}>Create a campaign</button>}>
+          Group links into a campaign, share its public list or a rotator that sends each visitor to the next link.
+        </EmptyState>
+      )}
+      {rows && rows.length > 0 && (
+        <div className="grid two">
+          {rows.map((c) => (
+            <section className="card" key={c.id} aria-labelledby={`campaign-${c.id}`}>
+              <div className="page-head">
+                <h2 id={`campaign-${c.id}`}>{c.name}</h2>
+                <Badge tone={c.public ? 'good' : 'plain'}>{c.public ? 'Public' : 'Private'}</Badge>
+              </div>
+              {c.rotator && (
+                <p className="keybox">
+                  <span className="sub">Rotator</span> <code>{c.rotator}</code> <CopyButton value={c.rotator} />
+                </p>
+              )}
+              <p className="keybox">
+                <span className="sub">List</span> <code>{c.list}</code> <CopyButton value={c.list} />
+              </p>
+              <div className="cell-actions">
+                <button type="button" className="small" onClick={() => (assign.setError(undefined), setAssigning(c))} aria-label={`Assign links to ${c.name}`}>Assign links</button>
+                <button type="button" className="secondary small" onClick={() => setEditing(c)} aria-label={`Edit ${c.name}`}>Edit</button>
+                <button type="button" className="secondary small" onClick={() => onDelete(c)} aria-label={`Delete ${c.name}`}>Delete</button>
+              </div>
+            </section>
+          ))}
+        </div>
+      )}
+      <Modal title={editing === 'new' ? 'New campaign' : 'Edit campaign'} open={!!editing} onClose={() => setEditing(null)}>
+        {editing && <CampaignForm campaign={editing === 'new' ? undefined : editing} onDone={() => (setEditing(null), list.reload())} onCancel={() => setEditing(null)} />}
+      </Modal>
+      <Modal title={`Assign links to ${assigning?.name ?? ''}`} open={!!assigning} onClose={() => setAssigning(undefined)} wide>
+        <ErrorNote message={assign.error} />
+        {assigning && (
+          <LinkPicker
+            action="Assign"
+            onPick={(id, short) =>
+              assign.run(async () => {
+                await api.post(`/api/campaign/${assigning.id}/assign/${id}`)
+                announce(`${short} assigned to ${assigning.name}.`)
+              })
+            }
+          />
+        )}
+      </Modal>
+    </>
+  )
+}
+
+function CampaignForm({ campaign, onDone, onCancel }: { campaign?: Campaign; onDone: () => void; onCancel: () => void }) {
+  const [name, setName] = useState(campaign?.name ?? '')
+  const [slug, setSlug] = useState(campaign?.rotator ? campaign.rotator.split('/').pop() ?? '' : '')
+  const [isPublic, setPublic] = useState(campaign?.public ?? false)
+  const save = useAction()
+  async function submit(e: FormEvent) {
+    e.preventDefault()
+    const body = { name: name.trim(), slug: slug.trim() || undefined, public: isPublic }
+    if (await save.run(() => (campaign ? api.put(`/api/campaign/${campaign.id}/update`, body) : api.post('/api/campaign/add', body)))) {
+      announce('Campaign saved.')
+      onDone()
+    }
+  }
+  return (
+    <form onSubmit={submit}>
+      <Field label="Campaign name">{(id) => <input id={id} value={name} onChange={(e) => setName(e.target.value)} required />}</Field>
+      <Field label="Rotator slug" hint="Optional: a short address that sends each visitor to the campaign's next link.">
+        {(id, hint) => <input id={id} aria-describedby={hint} value={slug} onChange={(e) => setSlug(e.target.value)} />}
+      </Field>
+      <label className="check">
+        <input type="checkbox" checked={isPublic} onChange={(e) => setPublic(e.target.checked)} /> Public list page
+      </label>
+      <ErrorNote message={save.error} />
+      <div className="actions">
+        <button type="button" className="secondary" onClick={onCancel}>Cancel</button>
+        <button type="submit" disabled={save.busy}>{campaign ? 'Save campaign' : 'Create campaign'}</button>
+      </div>
+    </form>
+  )
+}

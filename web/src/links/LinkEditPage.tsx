@@ -1,0 +1,39 @@
+import { Link, useNavigate, useParams } from 'react-router'
+import { api } from '../api/client'
+import type { LinkSingle } from '../api/types'
+import { announce } from '../ui/announce'
+import { useAction, useLoad } from '../ui/hooks'
+import { ErrorNote, Loading, PageHead } from '../ui/parts'
+import { LinkForm } from './LinkForm'
+import { useLinkOptions } from './options'
+
+export function LinkEditPage() {
+  const { id } = useParams()
+  const navigate = useNavigate()
+  const link = useLoad(() => api.get<LinkSingle>(`/api/url/${id}?full=1`), [id])
+  const options = useLinkOptions()
+  const save = useAction()
+
+  async function onSubmit(body: Record<string, unknown>) {
+    if (await save.run(() => api.put(`/api/url/${id}/update`, body))) {
+      announce('Link saved.')
+      navigate(`/links/${id}`)
+    }
+  }
+
+  return (
+    <>
+      <p className="crumbs">
+        <Link to="/links">Links</Link> / <Link to={`/links/${id}`}>{link.data?.details.shorturl ?? 'Link'}</Link>
+      </p>
+      <PageHead title="Edit link" />
+      <ErrorNote message={link.error ?? options.error} onRetry={link.reload} />
+      {(link.loading || options.loading) && <Loading />}
+      {link.data && options.data && (
+        <div className="card">
+          <LinkForm mode="edit" initial={link.data.details} options={options.data} busy={save.busy} error={save.error} onSubmit={onSubmit} onCancel={() => navigate(-1)} />
+        </div>
+      )}
+    </>
+  )
+}

@@ -1,0 +1,310 @@
+import { useState, type FormEvent } from 'react'
+import type { LinkDetails } from '../api/types'
+import { DEVICES } from '../api/types'
+import { COUNTRY_OPTIONS, apiToLocalInput, localInputToApi } from '../ui/format'
+import { ErrorNote, Field } from '../ui/parts'
+import type { LinkOptions } from './options'
+import { TargetRows, type Row } from './TargetRows'
+import { SocialCard } from './SocialCard'
+
+const toRows = (m: Record<string, string> | undefined): Row[] => Object.entries(m ?? {}).map(([key, link]) => ({ key, link }))
+const fromRows = (rows: Row[], keyName: string) => rows.filter((r) => r.key.trim() && r.link.trim()).map((r) => ({ [keyName]: r.key.trim(), link: r.link.trim() }))
+
+const LANGUAGES = ['en', 'de', 'fr', 'es', 'it', 'pt', 'nl', 'pl', 'sv', 'da', 'fi', 'no', 'cs', 'tr', 'ru', 'uk', 'ar', 'he', 'hi', 'ja', 'ko', 'zh']
+const languageNames = new Intl.DisplayNames(['en'], { type: 'language' })
+
+/**
+ * Create and edit form with every field of /api/url/add. It only gathers values: the API decides
+ * what is allowed (plan switches, taken aliases, bad URLs) and its message is shown as is.
+ */
+export function LinkForm(props: {
+  mode: 'create' | 'edit'
+  initial?: LinkDetails
+  options: LinkOptions
+  busy: boolean
+  error?: string
+  onSubmit: (body: Record<string, unknown>) => void
+  onCancel?: () => void
+}) {
+  const d = props.initial
+  const o = props.options
+  const [url, setUrl] = useState(d?.longurl ?? '')
+  const [alias, setAlias] = useState(d?.alias ?? '')
+  const [domain, setDomain] = useState(d?.domain ?? '')
+  const [title, setTitle] = useState(d?.title ?? '')
+  const [description, setDescription] = useState(d?.description ?? '')
+  const [type, setType] = useState(d?.type ?? 'direct')
+  const [password, setPassword] = useState('')
+  const [removePassword, setRemovePassword] = useState(false)
+  const [expiry, setExpiry] = useState(apiToLocalInput(d?.expiry))
+  const [geo, setGeo] = useState<Row[]>(toRows(d?.location))
+  const [device, setDevice] = useState<Row[]>(toRows(d?.device))
+  const [language, setLanguage] = useState<Row[]>(toRows(d?.language))
+  const [params, setParams] = useState<Row[]>((d?.parameters ?? []).map((p) => ({ key: p.name, link: p.value })))
+  const [deepAuto, setDeepAuto] = useState(d?.deeplink?.auto ?? false)
+  const [apple, setApple] = useState(d?.deeplink?.apple ?? '')
+  const [google, setGoogle] = useState(d?.deeplink?.google ?? '')
+  const [pixels, setPixels] = useState<number[]>(d?.pixels ?? [])
+  const [channel, setChannel] = useState(String(d?.channels?.[0] ?? ''))
+  const [campaign, setCampaign] = useState(String(d?.campaign ?? ''))
+  const [metaTitle, setMetaTitle] = useState(d?.metatitle ?? '')
+  const [metaDescription, setMetaDescription] = useState(d?.metadescription ?? '')
+  const [metaImage, setMetaImage] = useState(d?.metaimage ?? '')
+  const [status, setStatus] = useState<'public' | 'private'>(d?.status ?? 'private')
+
+  const edit = props.mode === 'edit'
+  const blank = (v: string) => (v.trim() === '' ? (edit ? null : undefined) : v.trim())
+
+  function submit(e: FormEvent) {
+    e.preventDefault()
+    const body: Record<string, unknown> = {
+      url: url.trim(),
+      custom: alias.trim() || undefined,
+      domain: domain || undefined,
+      title: blank(title),
+      type: type || undefined,
+      expiry: expiry ? localInputToApi(expiry) : edit ? null : undefined,
+      geotarget: fromRows(geo, 'location'),
+      devicetarget: fromRows(device, 'device'),
+      languagetarget: fromRows(language, 'language'),
+      parameters: params.filter((p) => p.key.trim()).map((p) => ({ name: p.key.trim(), value: p.link })),
+      pixels,
+      channel: channel ? Number(channel) : edit ? null : undefined,
+      campaign: campaign ? Number(campaign) : edit ? null : undefined,
+      metatitle: blank(metaTitle),
+      metadescription: blank(metaDescription),
+      metaimage: blank(metaImage),
+    }
+    if (deepAuto || apple.trim() || google.trim()) body.deeplink = { auto: deepAuto, apple: apple.trim() || undefined, google: google.trim() || undefined }
+    else if (edit) body.deeplink = null
+    if (password) body.password = password
+    else if (edit && removePassword) body.password = null
+    if (!edit) {
+      body.description = blank(description)
+      body.status = status
+      for (const k of ['geotarget', 'devicetarget', 'languagetarget', 'parameters', 'pixels'] as const) {
+        if ((body[k] as unknown[]).length === 0) delete body[k]
+      }
+    }
+    for (const k of Object.keys(body)) if (body[k] === undefined) delete body[k]
+    props.onSubmit(body)
+  }
+
+  const countryInput = (id: string, value: string, set: (v: string) => void) => (
+    <select id={id} value={value} onChange={(e) => set(e.target.value)}>
+      <option value="">Choose a country</option>
+      {COUNTRY_OPTIONS.map((c) => (
+        <option key={c.code} value={c.code}>
+          {c.name}
+        </option>
+      ))}
+    </select>
+  )
+  const deviceInput = (id: string, value: string, set: (v: string) => void) => (
+    <select id={id} value={value} onChange={(e) => set(e.target.value)}>
+      <option value="">Choose a device</option>
+      {DEVICES.map((dv) => (
+        <option key={dv}>{dv}</option>
+      ))}
+    </select>
+  )
+  const languageInput = (id: string, value: string, set: (v: string) => void) => (
+    <select id={id} value={value} onChange={(e) => set(e.target.value)}>
+      <option value="">Choose a language</option>
+      {LANGUAGES.map((l) => (
+        <option key={l} value={l}>
+          {languageNames.of(l)}
+        </option>
+      ))}
+    </select>
+  )
+  const textInput = (id: string, value: string, set: (v: string) => void) => <input id={id} value={value} onChange={(e) => set(e.target.value)} />
+
+  return (
+    <form onSubmit={submit} noValidate>
+      <Field label="Destination URL" hint="Where the short link sends visitors.">
+        {(id, hint) => <input id={id} aria-describedby={hint} type="url" required value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://example.com/page" autoFocus={!edit} />}
+      </Field>
+      <div className="row">
+        <Field label="Alias" hint="Optional; a random one is chosen otherwise.">
+          {(id, hint) => <input id={id} aria-describedby={hint} value={alias} onChange={(e) => setAlias(e.target.value)} autoComplete="off" />}
+        </Field>
+        <Field label="Domain">
+          {(id) => (
+            <select id={id} value={domain} onChange={(e) => setDomain(e.target.value)}>
+              <option value="">Default domain</option>
+              {o.domains.map((dm) => (
+                <option key={dm.id} value={dm.domain}>
+                  {dm.domain.replace(/^https?:\/\//, '')}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+      </div>
+      <Field label="Title">{(id) => <input id={id} value={title} onChange={(e) => setTitle(e.target.value)} />}</Field>
+      {!edit && (
+        <Field label="Note" hint="Only you see it.">
+          {(id, hint) => <textarea id={id} aria-describedby={hint} value={description} onChange={(e) => setDescription(e.target.value)} rows={2} />}
+        </Field>
+      )}
+
+      <details className="section">
+        <summary>Redirect type, password and expiry</summary>
+        <div>
+          <Field label="Redirect type">
+            {(id) => (
+              <select id={id} value={type} onChange={(e) => setType(e.target.value)}>
+                <option value="direct">Direct redirect (default)</option>
+                <option value="frame">Frame (keeps the short URL in the address bar)</option>
+                <option value="splash">Splash page with a countdown</option>
+                {o.splash.length > 0 && (
+                  <optgroup label="Your splash pages">
+                    {o.splash.map((s) => (
+                      <option key={s.id} value={`splash-${s.id}`}>
+                        Splash: {s.name}
+                      </option>
+                    ))}
+                  </optgroup>
+                )}
+                {o.overlays.length > 0 && (
+                  <optgroup label="Your CTA overlays">
+                    {o.overlays.map((s) => (
+                      <option key={s.id} value={`overlay-${s.id}`}>
+                        Overlay: {s.name}
+                      </option>
+                    ))}
+                  </optgroup>
+                )}
+              </select>
+            )}
+          </Field>
+          <div className="row">
+            <Field label="Password" hint={edit && d?.password ? 'This link has a password; type a new one to change it.' : 'Visitors must type it before they are sent on.'}>
+              {(id, hint) => <input id={id} aria-describedby={hint} type="password" value={password} onChange={(e) => setPassword(e.target.value)} autoComplete="new-password" />}
+            </Field>
+            <Field label="Expiry" hint="In your time zone; after it the link stops working.">
+              {(id, hint) => <input id={id} aria-describedby={hint} type="datetime-local" value={expiry} onChange={(e) => setExpiry(e.target.value)} />}
+            </Field>
+          </div>
+          {edit && d?.password && (
+            <label className="check">
+              <input type="checkbox" checked={removePassword} onChange={(e) => setRemovePassword(e.target.checked)} /> Remove the password
+            </label>
+          )}
+          {!edit && (
+            <Field label="Statistics page">
+              {(id) => (
+                <select id={id} value={status} onChange={(e) => setStatus(e.target.value as 'public' | 'private')}>
+                  <option value="private">Private</option>
+                  <option value="public">Public</option>
+                </select>
+              )}
+            </Field>
+          )}
+        </div>
+      </details>
+
+      <details className="section" open={geo.length + device.length + language.length > 0}>
+        <summary>Targeting</summary>
+        <div>
+          <TargetRows legend="By country" keyLabel="Country" linkLabel="Country URL" addLabel="Add country" rows={geo} onChange={setGeo} keyInput={countryInput} />
+          <TargetRows legend="By device" keyLabel="Device" linkLabel="Device URL" addLabel="Add device" rows={device} onChange={setDevice} keyInput={deviceInput} />
+          <TargetRows legend="By language" keyLabel="Language" linkLabel="Language URL" addLabel="Add language" rows={language} onChange={setLanguage} keyInput={languageInput} />
+        </div>
+      </details>
+
+      <details className="section">
+        <summary>Deep links and parameters</summary>
+        <div>
+          <label className="check">
+            <input type="checkbox" checked={deepAuto} onChange={(e) => setDeepAuto(e.target.checked)} /> Build app links from the destination automatically
+          </label>
+          <div className="row">
+            <Field label="App Store link">{(id) => <input id={id} type="url" value={apple} onChange={(e) => setApple(e.target.value)} placeholder="https://apps.apple.com/…" />}</Field>
+            <Field label="Google Play link">{(id) => <input id={id} type="url" value={google} onChange={(e) => setGoogle(e.target.value)} placeholder="https://play.google.com/…" />}</Field>
+          </div>
+          <TargetRows
+            legend="Parameters"
+            hint="Added to the destination's query string."
+            keyLabel="Parameter name"
+            linkLabel="Parameter value"
+            addLabel="Add parameter"
+            linkType="text"
+            rows={params}
+            onChange={setParams}
+            keyInput={textInput}
+          />
+        </div>
+      </details>
+
+      <details className="section">
+        <summary>Channel, campaign and pixels</summary>
+        <div>
+          <div className="row">
+            <Field label="Channel">
+              {(id) => (
+                <select id={id} value={channel} onChange={(e) => setChannel(e.target.value)}>
+                  <option value="">None</option>
+                  {o.channels.map((c) => (
+                    <option key={c.id} value={c.id}>
+                      {c.name}
+                    </option>
+                  ))}
+                </select>
+              )}
+            </Field>
+            <Field label="Campaign">
+              {(id) => (
+                <select id={id} value={campaign} onChange={(e) => setCampaign(e.target.value)}>
+                  <option value="">None</option>
+                  {o.campaigns.map((c) => (
+                    <option key={c.id} value={c.id}>
+                      {c.name}
+                    </option>
+                  ))}
+                </select>
+              )}
+            </Field>
+          </div>
+          <fieldset>
+            <legend>Pixels</legend>
+            {o.pixels.length === 0 && <p className="hint">You have no pixels yet; add them on the Pixels page.</p>}
+            {o.pixels.map((p) => (
+              <label className="check" key={p.id}>
+                <input type="checkbox" checked={pixels.includes(p.id)} onChange={(e) => setPixels(e.target.checked ? [...pixels, p.id] : pixels.filter((x) => x !== p.id))} />
+                {p.name} <span className="sub">({p.type})</span>
+              </label>
+            ))}
+          </fieldset>
+        </div>
+      </details>
+
+      <details className="section">
+        <summary>Social card</summary>
+        <div className="grid two">
+          <div>
+            <Field label="Meta title">{(id) => <input id={id} value={metaTitle} onChange={(e) => setMetaTitle(e.target.value)} />}</Field>
+            <Field label="Meta description">{(id) => <textarea id={id} rows={3} value={metaDescription} onChange={(e) => setMetaDescription(e.target.value)} />}</Field>
+            <Field label="Meta image URL" hint="A .jpg or .png on https.">
+              {(id, hint) => <input id={id} aria-describedby={hint} type="url" value={metaImage} onChange={(e) => setMetaImage(e.target.value)} />}
+            </Field>
+          </div>
+          <SocialCard url={url} title={metaTitle || title} description={metaDescription} image={metaImage} />
+        </div>
+      </details>
+
+      <ErrorNote message={props.error} />
+      <div className="actions">
+        {props.onCancel && (
+          <button type="button" className="secondary" onClick={props.onCancel}>
+            Cancel
+          </button>
+        )}
+        <button type="submit" disabled={props.busy}>
+          {edit ? 'Save changes' : 'Create link'}
+        </button>
+      </div>
+    </form>
+  )
+}

@@ -1,0 +1,240 @@
+import { useState } from 'react'
+import { Link, useNavigate, useSearchParams } from 'react-router'
+import { api, qs } from '../api/client'
+import type { V1Link, V1List } from '../api/types'
+import { announce } from '../ui/announce'
+import { useConfirm } from '../ui/confirm'
+import { formatDate, formatNumber } from '../ui/format'
+import { useAction, useLoad } from '../ui/hooks'
+import { CopyButton, EmptyState, ErrorNote, Field, Loading, Modal, PageHead, Pager } from '../ui/parts'
+import { BulkCreate } from './BulkCreate'
+import { LinkForm } from './LinkForm'
+import { LinkQr } from './LinkQr'
+import { useLinkOptions } from './options'
+
+const PER_PAGE = 20
+
+export function LinksPage() {
+  const [params, setParams] = useSearchParams()
+  const navigate = useNavigate()
+  const confirm = useConfirm()
+  const options = useLinkOptions()
+  const [creating, setCreating] = useState(false)
+  const [bulk, setBulk] = useState(false)
+  const [qrOf, setQrOf] = useState<V1Link>()
+  const [created, setCreated] = useState<string>()
+  const create = useAction()
+  const remove = useAction()
+
+  const q = {
+    search: params.get('search') ?? '',
+    by: params.get('by') ?? 'url',
+    sort: params.get('sort') ?? 'desc',
+    domain: params.get('domain') ?? '',
+    space: params.get('channel') ?? '',
+    page: Number(params.get('page') ?? '1') || 1,
+  }
+  const [search, setSearch] = useState(q.search)
+  const list = useLoad(
+    () => api.get<V1List>(`/api/v1/links${qs({ search: q.search, by: q.by, sort: q.sort, domain: q.domain, space: q.space, per_page: PER_PAGE, page: q.page })}`),
+    [params.toString()],
+  )
+  const set = (patch: Record<string, string>) => {
+    const next = new URLSearchParams(params)
+    for (const [k, v] of Object.entries(patch)) (v ? next.set(k, v) : next.delete(k))
+    if (!('page' in patch)) next.delete('page')
+    setParams(next)
+  }
+
+  async function onCreate(body: Record<string, unknown>) {
+    let short = ''
+    const ok = await create.run(async () => {
+      short = (await api.post<{ shorturl: string }>('/api/url/add', body)).shorturl
+    })
+    if (!ok) return
+    setCreating(false)
+    setCreated(short)
+    announce(`Link created: ${short}`)
+    list.reload()
+  }
+
+  async function onDelete(link: V1Link) {
+    const yes = await confirm({
+      title: 'Delete this link?',
+      message: (
+        <p>
+          <strong>{link.short_url}</strong> will stop working and its statistics are deleted. This cannot be undone.
+        </p>
+      ),
+      confirm: 'Delete link',
+    })
+    if (!yes) return
+    if (await remove.run(() => api.del(`/api/url/${link.id}/delete`))) {
+      announce('Link deleted.')
+      list.reload()
+    }
+  }
+
+  const filtered = !!(q.search || q.domain || q.space)
+  const data = list.data
+  return (
+    <>
+      <PageHead title="Links">
+        <button type="button" className="secondary" onClick={() => setBulk(true)}>
+          Bulk create
+        </button>
+        <button type="button" onClick={() => (create.setError(undefined), setCreating(true))}>
+          New link
+        </button>
+      </PageHead>
+
+      {created && (
+        <div className="success keybox" role="status">
+          <span>
+            Your short link: <strong>{created}</strong>
+          </span>
+          <CopyButton value={created} label="Copy short URL" />
+          <button type="button" className="ghost small" onClick={() => setCreated(undefined)}>
+            Dismiss
+          </button>
+        </div>
+      )}
+
+      <form
+        className="toolbar"
+        role="search"
+        onSubmit={(e) => {
+          e.preventDefault()
+          set({ search: search.trim() })
+        }}
+      >
+        <Field label="Search links" className="search">
+          {(id) => <input id={id} type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="Part of an address, alias or title" />}
+        </Field>
+        <Field label="Search in">
+          {(id) => (
+            <select id={id} value={q.by} onChange={(e) => set({ by: e.target.value })}>
+              <option value="url">Destinations</option>
+              <option value="alias">Aliases</option>
+              <option value="title">Titles</option>
+            </select>
+          )}
+        </Field>
+        <Field label="Sort by">
+          {(id) => (
+            <select id={id} value={q.sort} onChange={(e) => set({ sort: e.target.value })}>
+              <option value="desc">Newest first</option>
+              <option value="asc">Oldest first</option>
+              <option value="max">Most clicks</option>
+              <option value="min">Fewest clicks</option>
+            </select>
+          )}
+        </Field>
+        <Field label="Domain filter">
+          {(id) => (
+            <select id={id} value={q.domain} onChange={(e) => set({ domain: e.target.value })}>
+              <option value="">All domains</option>
+              {options.data?.domains.map((d) => (
+                <option key={d.id} value={d.id}>
+                  {d.domain.replace(/^https?:\/\//, '')}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field label="Channel filter">
+          {(id) => (
+            <select id={id} value={q.space} onChange={(e) => set({ channel: e.target.value })}>
+              <option value="">All channels</option>
+              {options.data?.channels.map((c) => (
+                <option key={c.id} value={c.id}>
+                  {c.name}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <button type="submit">Search</button>
+      </form>
+
+      <ErrorNote message={remove.error} />
+      <ErrorNote message={list.error} onRetry={list.reload} />
+      {list.loading && !data && <Loading what="Loading your links" />}
+      {data && data.data.length === 0 && (
+        filtered ? (
+          <EmptyState title="No links match" action={<button type="button" className="secondary" onClick={() => (setSearch(''), setParams(new URLSearchParams()))}>Clear search and filters</button>}>
+            Try other words or another filter.
+          </EmptyState>
+        ) : (
+          <EmptyState title="No links yet" action={<button type="button" onClick={() => setCreating(true)}>Create your first link</button>}>
+            Shorten a long address, then share the short one and watch its clicks here.
+          </EmptyState>
+        )
+      )}
+      {data && data.data.length > 0 && (
+        <ul className="link-list" aria-label="Your links" aria-busy={list.loading}>
+          {data.data.map((link) => (
+            <li key={link.id} className="link-item">
+              <div>
+                <Link className="short" to={`/links/${link.id}`}>
+                  {link.short_url}
+                </Link>
+                <span className="truncate sub" title={link.url}>
+                  {link.title ? `${link.title} — ` : ''}
+                  {link.url}
+                </span>
+                <div className="meta">
+                  <span>{formatDate(link.created_at)}</span>
+                  {link.space && (
+                    <span>
+                      <span className="swatch" style={{ background: link.space.color || 'transparent' }} />
+                      {link.space.name}
+                    </span>
+                  )}
+                  {link.password && <span>Password</span>}
+                  {link.ends_at && <span>Expires {formatDate(link.ends_at)}</span>}
+                  {link.disabled ? <span>Disabled</span> : null}
+                </div>
+              </div>
+              <div className="clicks">
+                {formatNumber(link.clicks)}
+                <small>clicks</small>
+              </div>
+              <div className="cell-actions">
+                <CopyButton value={link.short_url} label="Copy" what="Short URL copied" />
+                <button type="button" className="secondary small" onClick={() => setQrOf(link)} aria-label={`QR code of ${link.short_url}`}>
+                  QR
+                </button>
+                <button type="button" className="secondary small" onClick={() => navigate(`/links/${link.id}/edit`)} aria-label={`Edit ${link.short_url}`}>
+                  Edit
+                </button>
+                <button type="button" className="secondary small" onClick={() => onDelete(link)} aria-label={`Delete ${link.short_url}`}>
+                  Delete
+                </button>
+              </div>
+            </li>
+          ))}
+        </ul>
+      )}
+      {data && <Pager page={data.meta.current_page} maxPage={data.meta.last_page} total={data.meta.total} noun="links" onPage={(p) => set({ page: String(p) })} />}
+
+      <Modal title="New link" open={creating} onClose={() => setCreating(false)} wide>
+        {options.data ? (
+          <LinkForm mode="create" options={options.data} busy={create.busy} error={create.error} onSubmit={onCreate} onCancel={() => setCreating(false)} />
+        ) : (
+          <Loading />
+        )}
+      </Modal>
+      <Modal title="Bulk create links" open={bulk} onClose={() => setBulk(false)} wide>
+        <BulkCreate
+          onDone={() => {
+            list.reload()
+          }}
+        />
+      </Modal>
+      <Modal title="QR code" open={!!qrOf} onClose={() => setQrOf(undefined)}>
+        {qrOf && <LinkQr url={qrOf.short_url} name={qrOf.alias} />}
+      </Modal>
+    </>
+  )
+}

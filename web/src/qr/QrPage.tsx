@@ -1,0 +1,112 @@
+import { useState } from 'react'
+import { Link, useSearchParams } from 'react-router'
+import { api, qs } from '../api/client'
+import type { ListOf, Qr } from '../api/types'
+import { announce } from '../ui/announce'
+import { useConfirm } from '../ui/confirm'
+import { formatDate, formatNumber, localPath } from '../ui/format'
+import { useAction, useLoad } from '../ui/hooks'
+import { EmptyState, ErrorNote, Loading, Modal, PageHead, Pager } from '../ui/parts'
+import { QrDesigner, type QrSubmit } from './QrDesigner'
+
+export function QrPage() {
+  const [params, setParams] = useSearchParams()
+  const page = Number(params.get('page') ?? '1') || 1
+  const list = useLoad(() => api.get<ListOf<'qrs', Qr>>(`/api/qr${qs({ page, limit: 24 })}`), [page])
+  const [designing, setDesigning] = useState<{ qr?: Qr } | null>(null)
+  const save = useAction()
+  const remove = useAction()
+  const confirm = useConfirm()
+
+  async function onSubmit(v: QrSubmit) {
+    const editing = designing?.qr
+    const ok = await save.run(() => (editing ? api.put(`/api/qr/${editing.id}/update`, v) : api.post('/api/qr/add', v)))
+    if (ok) {
+      setDesigning(null)
+      announce(editing ? 'QR code saved.' : 'QR code created.')
+      list.reload()
+    }
+  }
+
+  async function onDelete(qr: Qr) {
+    if (!(await confirm({ title: 'Delete this QR code?', message: <p>Printed copies of <strong>{qr.name}</strong> will stop working and its scans are deleted.</p>, confirm: 'Delete QR code' }))) return
+    if (await remove.run(() => api.del(`/api/qr/${qr.id}/delete`))) list.reload()
+  }
+
+  const rows = list.data?.data.qrs
+  return (
+    <>
+      <PageHead title="QR codes">
+        <button type="button" onClick={() => (save.setError(undefined), setDesigning({}))}>
+          New QR code
+        </button>
+      </PageHead>
+      <ErrorNote message={list.error ?? remove.error} onRetry={list.error ? list.reload : undefined} />
+      {list.loading && !rows && <Loading what="Loading your QR codes" />}
+      {rows && rows.length === 0 && (
+        <EmptyState title="No QR codes yet" action={<button type="button" onClick={() => setDesigning({})}>Design a QR code</button>}>
+          Design a code for a link, a Wi-Fi network or a contact card, download it as PNG or SVG and count its scans.
+        </EmptyState>
+      )}
+      {rows && rows.length > 0 && (
+        <div className="table-wrap">
+          <table>
+            <caption className="offscreen">Your QR codes</caption>
+            <thead>
+              <tr>
+                <th scope="col">Code</th>
+                <th scope="col">Name</th>
+                <th scope="col" className="num">
+                  Scans
+                </th>
+                <th scope="col" className="hide-small">
+                  Created
+                </th>
+                <th scope="col">
+                  <span className="offscreen">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((qr) => {
+                const path = localPath(qr.link)
+                return (
+                  <tr key={qr.id}>
+                    <td>
+                      <img className="qr-thumb" src={`${path}?size=112`} width={56} height={56} alt="" />
+                    </td>
+                    <td>
+                      <Link to={`/qr/${qr.id}`}>{qr.name}</Link>
+                    </td>
+                    <td className="num">{formatNumber(qr.scans)}</td>
+                    <td className="hide-small">{formatDate(qr.date)}</td>
+                    <td>
+                      <div className="cell-actions">
+                        <a className="button secondary small" href={`${path}?format=png&size=600`} download={`${qr.name}.png`} aria-label={`Download ${qr.name} as PNG`}>
+                          PNG
+                        </a>
+                        <a className="button secondary small" href={`${path}?format=svg`} download={`${qr.name}.svg`} aria-label={`Download ${qr.name} as SVG`}>
+                          SVG
+                        </a>
+                        <button type="button" className="secondary small" onClick={() => (save.setError(undefined), setDesigning({ qr }))} aria-label={`Edit ${qr.name}`}>
+                          Edit
+                        </button>
+                        <button type="button" className="secondary small" onClick={() => onDelete(qr)} aria-label={`Delete ${qr.name}`}>
+                          Delete
+                        </button>
+                      </div>
+                    </td>
+                  </tr>
+                )
+              })}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {list.data && <Pager page={list.data.data.currentpage} maxPage={list.data.data.maxpage} total={list.data.data.result} noun="QR codes" onPage={(p) => setParams({ page: String(p) })} />}
+      <Modal title={designing?.qr ? `Edit ${designing.qr.name}` : 'New QR code'} open={!!designing} onClose={() => setDesigning(null)} wide>
+        {designing && <QrDesigner initialName={designing.qr?.name} editing={!!designing.qr} busy={save.busy} error={save.error} onSubmit={onSubmit} onCancel={() => setDesigning(null)} />}
+      </Modal>
+    </>
+  )
+}

@@ -1,0 +1,76 @@
+import { useEffect, useRef } from 'react'
+import { CategoryScale, Chart, Filler, Legend, LinearScale, LineController, LineElement, PointElement, Tooltip } from 'chart.js'
+
+Chart.register(LineController, LineElement, PointElement, LinearScale, CategoryScale, Filler, Legend, Tooltip)
+
+export interface Series {
+  label: string
+  values: number[]
+  /** CSS variable holding the colour, so dark mode recolours the chart */
+  colorVar: string
+  fill?: boolean
+}
+
+const cssVar = (name: string) => getComputedStyle(document.documentElement).getPropertyValue(name).trim() || '#888'
+
+/**
+ * A line chart on a canvas with role="img": its accessible name says what it shows in words
+ * (the range and totals), and the same numbers are in a table beside it for screen readers.
+ */
+export function LineChart({ labels, series, name }: { labels: string[]; series: Series[]; name: string }) {
+  const canvas = useRef<HTMLCanvasElement>(null)
+  useEffect(() => {
+    const el = canvas.current
+    if (!el) return
+    const media = window.matchMedia('(prefers-color-scheme: dark)')
+    let chart: Chart | undefined
+    const draw = () => {
+      chart?.destroy()
+      const grid = cssVar('--border')
+      const text = cssVar('--muted')
+      chart = new Chart(el, {
+        type: 'line',
+        data: {
+          labels,
+          datasets: series.map((s) => {
+            const color = cssVar(s.colorVar)
+            return {
+              label: s.label,
+              data: s.values,
+              borderColor: color,
+              backgroundColor: s.fill ? color + '22' : color,
+              fill: s.fill ?? false,
+              tension: 0.25,
+              pointRadius: labels.length > 60 ? 0 : 2,
+              borderWidth: 2,
+            }
+          }),
+        },
+        options: {
+          responsive: true,
+          maintainAspectRatio: false,
+          animation: false,
+          interaction: { mode: 'index', intersect: false },
+          scales: {
+            x: { grid: { color: grid }, ticks: { color: text, maxRotation: 0, autoSkip: true, maxTicksLimit: 8 } },
+            y: { beginAtZero: true, grid: { color: grid }, ticks: { color: text, precision: 0 } },
+          },
+          plugins: { legend: { labels: { color: text, boxWidth: 12 } } },
+        },
+      })
+    }
+    draw()
+    media.addEventListener('change', draw)
+    return () => {
+      media.removeEventListener('change', draw)
+      chart?.destroy()
+    }
+  }, [labels, series])
+  return (
+    <div className="chart-box">
+      <canvas ref={canvas} role="img" aria-label={name}>
+        {name}
+      </canvas>
+    </div>
+  )
+}

@@ -1,0 +1,92 @@
+import { useEffect, useRef, useState } from 'react'
+import { NavLink, Outlet, useLocation } from 'react-router'
+import { useSession } from '../session'
+
+const MAIN = [
+  ['links', 'Links'],
+  ['qr', 'QR codes'],
+  ['domains', 'Domains'],
+  ['campaigns', 'Campaigns'],
+  ['channels', 'Channels'],
+  ['pixels', 'Pixels'],
+  ['pages', 'Pages'],
+  ['webhooks', 'Webhooks'],
+  ['import-export', 'Import/export'],
+  ['account', 'Account'],
+] as const
+const ADMIN = [
+  ['admin/users', 'Users'],
+  ['admin/plans', 'Plans'],
+] as const
+
+export function Layout() {
+  const { user } = useSession()
+  const location = useLocation()
+  const [menuOpen, setMenuOpen] = useState(false)
+  const first = useRef(true)
+
+  // a route change closes the small-screen menu and moves focus to the new page's heading
+  useEffect(() => {
+    setMenuOpen(false)
+    if (first.current) {
+      first.current = false
+      return
+    }
+    requestAnimationFrame(() => document.getElementById('page-title')?.focus())
+  }, [location.pathname])
+
+  return (
+    <div className="shell">
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
+      <header className="topbar">
+        <a className="brand" href="/dashboard/links">
+          <span className="logo" aria-hidden="true">
+            K
+          </span>
+          Kurz
+        </a>
+        <button type="button" className="ghost menu-toggle" aria-expanded={menuOpen} aria-controls="sidenav" onClick={() => setMenuOpen((o) => !o)}>
+          Menu
+        </button>
+        <div className="who">
+          <span className="who-name">{user.username}</span>
+          <span className="badge plain">{user.admin ? 'Admin' : user.plan.name}</span>
+          <form method="post" action="/logout">
+            <button type="submit" className="ghost small">
+              Sign out
+            </button>
+          </form>
+        </div>
+      </header>
+      <nav id="sidenav" className={`sidenav ${menuOpen ? 'open' : ''}`} aria-label="Dashboard">
+        <ul>
+          {MAIN.map(([to, label]) => (
+            <li key={to}>
+              <NavLink to={`/${to}`}>{label}</NavLink>
+            </li>
+          ))}
+        </ul>
+        {user.admin && (
+          <>
+            <p className="nav-group" aria-hidden="true">
+              Admin
+            </p>
+            <ul>
+              {ADMIN.map(([to, label]) => (
+                <li key={to}>
+                  <NavLink to={`/${to}`}>{label}</NavLink>
+                </li>
+              ))}
+            </ul>
+          </>
+        )}
+      </nav>
+      <main id="main" tabIndex={-1}>
+        <Outlet />
+      </main>
+      <div id="announcer" className="offscreen" role="status" aria-live="polite" />
+    </div>
+  )
+}

@@ -1,0 +1,141 @@
+import { useEffect, useId, useRef, useState, type ReactNode } from 'react'
+import { announce } from './announce'
+
+/** A labelled form field; the label text is the field's accessible name. */
+export function Field(props: { label: string; hint?: string; error?: string; children: (id: string, describedBy?: string) => ReactNode; className?: string }) {
+  const id = useId()
+  const hintId = props.hint ? `${id}-hint` : undefined
+  return (
+    <div className={`field ${props.className ?? ''}`}>
+      <label htmlFor={id}>{props.label}</label>
+      {props.children(id, hintId)}
+      {props.hint && (
+        <p className="hint" id={hintId}>
+          {props.hint}
+        </p>
+      )}
+    </div>
+  )
+}
+
+export function Loading({ what = 'Loading' }: { what?: string }) {
+  return (
+    <p className="loading" role="status">
+      <span className="spinner" aria-hidden="true" /> {what}…
+    </p>
+  )
+}
+
+/** The API's message, as the page's answer to a refused action. */
+export function ErrorNote({ message, onRetry }: { message?: string; onRetry?: () => void }) {
+  if (!message) return null
+  return (
+    <div className="error-note" role="alert">
+      <p>{message}</p>
+      {onRetry && (
+        <button type="button" className="secondary" onClick={onRetry}>
+          Try again
+        </button>
+      )}
+    </div>
+  )
+}
+
+export function EmptyState({ title, children, action }: { title: string; children?: ReactNode; action?: ReactNode }) {
+  return (
+    <div className="empty">
+      <h2>{title}</h2>
+      {children && <p>{children}</p>}
+      {action}
+    </div>
+  )
+}
+
+export function CopyButton({ value, label = 'Copy', what = 'Copied' }: { value: string; label?: string; what?: string }) {
+  const [done, setDone] = useState(false)
+  async function copy() {
+    try {
+      await navigator.clipboard.writeText(value)
+    } catch {
+      // clipboard refused (http, permissions): select-and-copy through a hidden field
+      const area = document.createElement('textarea')
+      area.value = value
+      area.setAttribute('readonly', '')
+      area.className = 'offscreen'
+      document.body.append(area)
+      area.select()
+      document.execCommand('copy')
+      area.remove()
+    }
+    setDone(true)
+    announce(`${what} to the clipboard.`)
+    setTimeout(() => setDone(false), 1500)
+  }
+  return (
+    <button type="button" className="secondary small" onClick={copy} aria-label={`${label}: ${value}`}>
+      {done ? 'Copied' : label}
+    </button>
+  )
+}
+
+export function Pager(props: { page: number; maxPage: number; total: number; onPage: (p: number) => void; noun: string }) {
+  if (props.total === 0) return null
+  return (
+    <nav className="pager" aria-label={`Pages of ${props.noun}`}>
+      <button type="button" className="secondary" disabled={props.page <= 1} onClick={() => props.onPage(props.page - 1)}>
+        Previous page
+      </button>
+      <span>
+        Page {props.page} of {props.maxPage} · {props.total} {props.noun}
+      </span>
+      <button type="button" className="secondary" disabled={props.page >= props.maxPage} onClick={() => props.onPage(props.page + 1)}>
+        Next page
+      </button>
+    </nav>
+  )
+}
+
+/** A modal panel on the native <dialog>: focus moves in, Escape closes, focus returns after. */
+export function Modal(props: { title: string; open: boolean; onClose: () => void; children: ReactNode; wide?: boolean }) {
+  const ref = useRef<HTMLDialogElement>(null)
+  const titleId = useId()
+  useEffect(() => {
+    const d = ref.current
+    if (!d) return
+    if (props.open && !d.open) d.showModal()
+    if (!props.open && d.open) d.close()
+  }, [props.open])
+  return (
+    <dialog ref={ref} className={props.wide ? 'wide' : ''} aria-labelledby={titleId} onClose={props.onClose} onCancel={props.onClose}>
+      {props.open && (
+        <>
+          <header className="dialog-head">
+            <h2 id={titleId}>{props.title}</h2>
+            <button type="button" className="ghost" onClick={props.onClose} aria-label="Close">
+              ✕
+            </button>
+          </header>
+          <div className="dialog-body">{props.children}</div>
+        </>
+      )}
+    </dialog>
+  )
+}
+
+export function Badge({ children, tone = 'plain' }: { children: ReactNode; tone?: 'plain' | 'good' | 'warn' }) {
+  return <span className={`badge ${tone}`}>{children}</span>
+}
+
+export function PageHead({ title, children }: { title: string; children?: ReactNode }) {
+  useEffect(() => {
+    document.title = `${title} · Kurz`
+  }, [title])
+  return (
+    <div className="page-head">
+      <h1 tabIndex={-1} id="page-title">
+        {title}
+      </h1>
+      {children && <div className="page-actions">{children}</div>}
+    </div>
+  )
+}
