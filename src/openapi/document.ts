@@ -1,6 +1,6 @@
 import type { OpenAPIV3_1 } from 'openapi-types'
 import { NOTES, type OperationNotes } from './examples.js'
-import { toJsonSchema, toParameterObject } from './schema.js'
+import { hoistDefs, toJsonSchema, toParameterObject } from './schema.js'
 
 type Kind = 'management' | 'v1' | 'operations' | 'pages'
 type Operation = OpenAPIV3_1.OperationObject
@@ -164,7 +164,9 @@ export function completeDocument(doc: OpenAPIV3_1.Document): OpenAPIV3_1.Documen
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
     for (const method of METHODS) {
       const op = item?.[method]
-      if (op) completeOperation(method, path, op)
+      if (!op) continue
+      completeOperation(method, path, op)
+      hoistDefs(op, ((doc.components ??= {}).schemas ??= {}) as Record<string, unknown>, op.operationId!)
     }
   }
   return doc

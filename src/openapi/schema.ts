@@ -25,10 +25,54 @@ export function toJsonSchema(schema: unknown): JsonSchema | undefined {
 export function toParameterObject(schema: unknown): JsonSchema | undefined {
   const json = toJsonSchema(schema)
   if (!json) return undefined
-  if (json.properties) return json
-  const parts = (json.anyOf ?? json.oneOf ?? json.allOf) as JsonSchema[] | undefined
+  const parts = json.properties ? [json] : ((json.anyOf ?? json.oneOf ?? json.allOf) as JsonSchema[] | undefined)
   if (!parts) return undefined
   const properties: Record<string, unknown> = {}
   for (const part of parts) Object.assign(properties, (part.properties as Record<string, unknown> | undefined) ?? {})
-  return Object.keys(properties).length ? { type: 'object', properties } : undefined
+  if (json.$defs) {
+    // each parameter is documented on its own: one that uses a shared definition carries it along
+    for (const [name, property] of Object.entries(properties)) {
+      const p = property as JsonSchema
+      // @fastify/swagger keeps nothing beside a $ref, so a bare reference is wrapped
+      if (JSON.stringify(p).includes('"#/$defs/')) properties[name] = p.$ref ? { allOf: [p], $defs: json.$defs } : { ...p, $defs: json.$defs }
+    }
+  }
+  if (!Object.keys(properties).length) return undefined
+  if (!json.properties) return { type: 'object', properties }
+  const flat = { ...json, properties }
+  delete flat.$defs
+  return flat
+}
+
+/**
+ * zod puts recursive schemas (and ones given an id with .meta) under the converted schema's own
+ * `$defs`, referenced as `#/$defs/<name>`; inside an OpenAPI document such a reference points
+ * at the document's root and dangles. Each `$defs` found under `node` moves to the document's
+ * components (named after the operation when zod named it `__schemaN`) and its references
+ * follow it.
+ */
+export function hoistDefs(node: unknown, components: Record<string, unknown>, owner: string): void {
+  if (!node || typeof node !== 'object') return
+  const here = node as JsonSchema
+  if (here.$defs && typeof here.$defs === 'object') {
+    const renamed = new Map<string, string>()
+    for (const [name, def] of Object.entries(here.$defs as Record<string, unknown>)) {
+      const base = name.startsWith('__schema') ? `${owner}${name.slice(1)}` : name
+      let unique = base
+      for (let i = 2; unique in components && JSON.stringify(components[unique]) !== JSON.stringify(def); i++) unique = `${base}${i}`
+      renamed.set(`#/$defs/${name}`, `#/components/schemas/${unique}`)
+      components[unique] = def
+    }
+    delete here.$defs
+    rewriteRefs(here, renamed)
+    for (const name of renamed.values()) rewriteRefs(components[name.slice('#/components/schemas/'.length)], renamed)
+  }
+  for (const value of Object.values(here)) hoistDefs(value, components, owner)
+}
+
+function rewriteRefs(node: unknown, renamed: Map<string, string>): void {
+  if (!node || typeof node !== 'object') return
+  const here = node as JsonSchema
+  if (typeof here.$ref === 'string' && renamed.has(here.$ref)) here.$ref = renamed.get(here.$ref)
+  for (const value of Object.values(here)) rewriteRefs(value, renamed)
 }

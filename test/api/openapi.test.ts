@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import Fastify from 'fastify'
+import { z } from 'zod'
 import SwaggerParser from '@apidevtools/swagger-parser'
 import type { OpenAPIV3_1 } from 'openapi-types'
-import { testApp, type TestApp } from '../helpers/app.js'
+import openapi from '../../src/openapi/index.js'
+import { validatorCompiler } from '../../src/http/zod.js'
+import { testApp, testConfig, type TestApp } from '../helpers/app.js'
 
 type Doc = OpenAPIV3_1.Document
 
@@ -134,5 +138,31 @@ describe('GET /docs', () => {
     // the viewer reads the same document
     const json = await t.app.inject({ method: 'GET', url: '/docs/json' })
     expect(json.json()).toEqual((await t.app.inject({ method: 'GET', url: '/openapi.json' })).json())
+  })
+})
+
+describe('a resource added later', () => {
+  it('appears with its schemas, recursive and named ones included, and the document stays valid', async () => {
+    const app = Fastify()
+    app.decorate('config', testConfig())
+    app.setValidatorCompiler(validatorCompiler)
+    await app.register(openapi)
+    type Rule = { host: string; except: Rule[] }
+    const rule: z.ZodType<Rule> = z.lazy(() => z.object({ host: z.string(), except: z.array(rule) }))
+    const label = z.object({ name: z.string() }).meta({ id: 'Label' })
+    app.post('/api/blocklist/add', { schema: { body: z.object({ rule, label, at: z.date().optional() }) } }, async () => ({ error: 0 }))
+    app.get('/api/blocklist', { schema: { querystring: z.object({ rule: rule.optional(), limit: z.coerce.number().optional() }) } }, async () => ({ error: '0' }))
+    app.get('/api/webhook/:id', { schema: { params: z.object({ id: z.string().regex(/^\d+$/) }) } }, async () => ({ error: 0 }))
+    await app.ready()
+    const doc: Doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json()
+    await app.close()
+    await expect(SwaggerParser.validate(structuredClone(doc) as never)).resolves.toBeTruthy()
+    expect(doc.paths!['/api/blocklist/add']!.post!.tags).toEqual(['Blocklists'])
+    expect(doc.paths!['/api/blocklist']!.get!.tags).toEqual(['Blocklists'])
+    expect(doc.paths!['/api/webhook/{id}']!.get!.tags).toEqual(['Webhooks'])
+    expect(JSON.stringify(doc)).not.toContain('#/$defs/')
+    expect(doc.components?.schemas?.Label).toMatchObject({ properties: { name: { type: 'string' } } })
+    const query = (doc.paths!['/api/blocklist']!.get!.parameters as OpenAPIV3_1.ParameterObject[]).map((p) => p.name)
+    expect(query).toEqual(['rule', 'limit'])
   })
 })
