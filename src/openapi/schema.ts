@@ -39,7 +39,7 @@ export function toParameterObject(schema: unknown): JsonSchema | undefined {
   }
   if (!Object.keys(properties).length) return undefined
   if (!json.properties) return { type: 'object', properties }
-  const flat = { ...json, properties }
+  const flat: JsonSchema = { ...json, properties }
   delete flat.$defs
   return flat
 }
