@@ -123,7 +123,7 @@ export function LinkForm(props: {
   return (
     <form onSubmit={submit} noValidate>
       <Field label="Destination URL" hint="Where the short link sends visitors.">
-        {(id, hint) => <input id={id} aria-describedby={hint} type="url" required value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://example.com/page" autoFocus={!edit} />}
+        {(id, hint) => <input id={id} aria-describedby={hint} type="url" required value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://example.com/page" />}
       </Field>
       <div className="row">
         <Field label="Alias" hint="Optional; a random one is chosen otherwise.">

@@ -23,15 +23,14 @@ export function Layout() {
   const { user } = useSession()
   const location = useLocation()
   const [menuOpen, setMenuOpen] = useState(false)
-  const first = useRef(true)
+  const shown = useRef(location.pathname)
 
   // a route change closes the small-screen menu and moves focus to the new page's heading
+  // (not on the first page: a fresh load starts at the top, skip link first)
   useEffect(() => {
     setMenuOpen(false)
-    if (first.current) {
-      first.current = false
-      return
-    }
+    if (shown.current === location.pathname) return
+    shown.current = location.pathname
     requestAnimationFrame(() => document.getElementById('page-title')?.focus())
   }, [location.pathname])
 

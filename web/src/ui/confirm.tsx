@@ -33,7 +33,7 @@ export function ConfirmProvider({ children }: { children: ReactNode }) {
       <Modal title={ask?.title ?? ''} open={!!ask} onClose={() => close(false)}>
         <div className="confirm-message">{ask?.message}</div>
         <div className="actions">
-          <button type="button" className="secondary" onClick={() => close(false)} autoFocus>
+          <button type="button" className="secondary" onClick={() => close(false)} data-autofocus>
             Cancel
           </button>
           <button type="button" className="danger" onClick={() => close(true)}>

@@ -102,7 +102,12 @@ export function Modal(props: { title: string; open: boolean; onClose: () => void
   useEffect(() => {
     const d = ref.current
     if (!d) return
-    if (props.open && !d.open) d.showModal()
+    if (props.open && !d.open) {
+      d.showModal()
+      // showModal focuses the first focusable element (the close button); the task's first field is more useful
+      const first = d.querySelector<HTMLElement>('[data-autofocus], .dialog-body input:not([type=hidden]):not([disabled]), .dialog-body select, .dialog-body textarea')
+      first?.focus()
+    }
     if (!props.open && d.open) d.close()
   }, [props.open])
   return (
