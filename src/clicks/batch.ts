@@ -14,8 +14,11 @@ import type { BufferedHit, Hit } from './hit.js'
 /** Rows of a raw statement: both drivers answer `{ rows }`. */
 const rowsOf = <T>(result: unknown): T[] => (result as { rows: T[] }).rows
 
+/** Runs inside a batch's transaction after its rows are written (webhooks queue click events). */
+export type BatchHook = (tx: Tx, hits: readonly BufferedHit[]) => Promise<void>
+
 /** Writes a batch in one transaction; returns how many hits were stored (others: deleted subjects). */
-export async function writeClickBatch(db: Db, visitorKey: Buffer, batch: BufferedHit[]): Promise<number> {
+export async function writeClickBatch(db: Db, visitorKey: Buffer, batch: BufferedHit[], onBatch?: BatchHook): Promise<number> {
   for (const h of batch) h.enriched ??= enrich(visitorKey, h.visitor, new Date(h.at))
   return db.transaction(async (tx) => {
     const live = await existing(tx, batch)
@@ -50,6 +53,7 @@ export async function writeClickBatch(db: Db, visitorKey: Buffer, batch: Buffere
     const uniques = await newVisitors(tx, live)
     await bumpRollups(tx, live, uniques)
     await bumpCounters(tx, live, uniques)
+    await onBatch?.(tx, live)
     return live.length
   })
 }

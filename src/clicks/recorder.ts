@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Db } from '../db/client.js'
-import { writeClickBatch } from './batch.js'
+import { writeClickBatch, type BatchHook } from './batch.js'
 import type { BufferedHit, Hit } from './hit.js'
 import { LiveClicks } from './live-clicks.js'
 
@@ -16,6 +16,8 @@ export interface RecorderOptions {
   batchSize?: number
   /** most hits kept in memory while the database is away; beyond it hits are counted as dropped */
   maxBuffer?: number
+  /** called in each batch's transaction (webhook click events) */
+  onBatch?: BatchHook
 }
 
 export interface RecorderStats {
@@ -42,7 +44,7 @@ const POISON_ATTEMPTS = 5
 export class ClickRecorder {
   private buffer: BufferedHit[] = []
   private readonly db: Db
-  private readonly opts: Required<Omit<RecorderOptions, 'ping'>> & Pick<RecorderOptions, 'ping'>
+  private readonly opts: Required<Omit<RecorderOptions, 'ping' | 'onBatch'>> & Pick<RecorderOptions, 'ping' | 'onBatch'>
   private timer: NodeJS.Timeout | null = null
   private chain: Promise<void> = Promise.resolve()
   private closed = false
@@ -159,7 +161,7 @@ export class ClickRecorder {
     try {
       let written: number
       try {
-        written = await writeClickBatch(this.db, this.opts.visitorKey, batch)
+        written = await writeClickBatch(this.db, this.opts.visitorKey, batch, this.opts.onBatch)
       } catch (err) {
         return await this.failed(batch, err)
       }
