@@ -7,6 +7,8 @@ import { createDb, type Db, type DbHandle } from './db/client.js'
 import { runMigrations } from './db/migrate.js'
 import { deriveKeys, resolveSecret, type Keys } from './lib/crypto.js'
 import { errorHandler, notFoundHandler } from './http/errors.js'
+import { REDACT_PATHS, requestSerializer } from './http/logging.js'
+import { listErrorAsNumber, withoutErrorKey } from './http/compat.js'
 import { validatorCompiler } from './http/zod.js'
 import { BODY_LIMIT, registerBodyParsers } from './http/body.js'
 import { authenticate } from './http/auth.js'
@@ -14,8 +16,8 @@ import { registerRateLimit } from './http/rate-limit.js'
 import openapi from './openapi/index.js'
 import { registerCors } from './http/cors.js'
 import { seedPlans } from './resources/admin/plans.js'
-import { bootstrapAdmin } from './resources/admin/bootstrap.js'
-import health from './health.js'
+import { bootstrapAdmin, type CreatedAdmin } from './resources/admin/bootstrap.js'
+import health, { watchRedis } from './health.js'
 import account from './resources/account/index.js'
 import admin from './resources/admin/index.js'
 import domains from './resources/domains/index.js'
@@ -35,6 +37,9 @@ import { startRetentionJob } from './clicks/retention.js'
 import { LinkCache } from './redirect/cache.js'
 import campaignPages from './resources/campaigns/public.js'
 import overlayResponses from './resources/pages/public.js'
+import webhooks from './resources/webhooks/index.js'
+import { DeliveryWorker, type DeliveryOptions } from './resources/webhooks/deliver.js'
+import { clickEvents } from './resources/webhooks/clicks.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -44,6 +49,8 @@ declare module 'fastify' {
     keys: Keys
     /** shared Redis connection when REDIS_URL is set */
     redis: Redis | null
+    /** the admin ADMIN_EMAIL created on this start, with what was generated for it */
+    createdAdmin: CreatedAdmin | null
   }
 }
 
@@ -52,13 +59,16 @@ export interface Deps {
   db: DbHandle
   /** where pino writes the logs (tests capture them); stdout otherwise */
   logStream: NodeJS.WritableStream
+  /** webhook delivery settings (tests: short backoff, fast polling) */
+  webhooks: Partial<DeliveryOptions>
 }
 
 export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: {
       level: config.logLevel,
-      redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
+      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+      serializers: { req: requestSerializer(config.logIps) },
       ...(deps.logStream ? { stream: deps.logStream } : {}),
     },
     trustProxy: config.trustProxy,
@@ -81,7 +91,7 @@ export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promis
   app.decorate('dbHandle', handle)
   app.decorate('keys', deriveKeys(resolveSecret(config.secretKey, config.dataDir)))
   app.decorate('redis', config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, lazyConnect: false }) : null)
-  app.redis?.on('error', (err) => app.log.warn({ err: err.message }, 'redis error'))
+  if (app.redis) watchRedis(app.redis, app.log)
 
   // Close order matters: stop serving, then (hooks added later run first) drain, then the DB.
   app.addHook('onClose', async () => {
@@ -91,7 +101,7 @@ export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promis
 
   // The click pipeline and the redirect cache. Their onClose hook is added after the one above,
   // so it runs first: buffered clicks are written before the database closes.
-  app.decorate('clicks', createClickRecorder({ db: handle.db, visitorKey: app.keys.visitor, log: app.log, ping: () => handle.ping() }))
+  app.decorate('clicks', createClickRecorder({ db: handle.db, visitorKey: app.keys.visitor, log: app.log, ping: () => handle.ping(), onBatch: clickEvents(config.publicUrl) }))
   app.decorate('linkCache', new LinkCache({ db: handle.db, defaultHost: config.defaultHost, liveClicks: app.clicks.live, log: app.log, redis: app.redis }))
   await app.linkCache.start()
   const stopRetention = startRetentionJob(handle.db, app.log)
@@ -100,6 +110,10 @@ export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promis
     await app.linkCache.close()
     await app.clicks.close()
   })
+  // added after the clicks' hook, so it runs first: events the last click batch queues wait in the outbox for the next start
+  app.decorate('webhooks', new DeliveryWorker(handle.db, app.log, { allowPrivate: config.allowPrivateTargets, ...deps.webhooks }))
+  app.addHook('onReady', async () => app.webhooks.start())
+  app.addHook('onClose', async () => app.webhooks.close())
   app.addHook('onSend', async (req, reply, payload) => {
     reply.header('x-request-id', req.id)
     return payload
@@ -112,18 +126,20 @@ export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promis
   await app.register(cookie)
   await registerCors(app, config.corsOrigins) // before every route: it marks the non-API ones CORS-free
   await app.register(openapi) // before every route: it collects them for /openapi.json
+  if (config.compat.listError === 'number') listErrorAsNumber(app)
 
   // Everything behind an API key: authenticate first, then each interface's own rate budget.
   await app.register(async (api) => {
     api.addHook('onRequest', authenticate)
     await api.register(async (management) => {
       await registerRateLimit(management, { max: config.rateLimit.max, sessionMax: config.rateLimit.dashboardMax, name: 'api' })
-      for (const plugin of [account, admin, domains, campaigns, channels, links, pixels, qr, pages, dashboardApi]) {
+      for (const plugin of [account, admin, domains, campaigns, channels, links, pixels, qr, pages, webhooks, dashboardApi]) {
         await management.register(plugin)
       }
     })
     await api.register(async (v1) => {
       await registerRateLimit(v1, { max: config.rateLimit.v1Max, sessionMax: config.rateLimit.dashboardMax, name: 'v1' })
+      if (config.compat.v1 === 'phpshort') withoutErrorKey(v1)
       await v1.register(v1Links)
     })
   })
@@ -135,6 +151,7 @@ export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promis
   await app.register(qrPublic) // /qr/:alias, /q/:alias, /:alias/qr – before the redirect's /:alias
   await app.register(redirect) // last: it owns /:alias and friends
 
-  await bootstrapAdmin(app)
+  // shown once on the console by the server (src/server.ts), never logged
+  app.decorate('createdAdmin', await bootstrapAdmin(app))
   return app
 }

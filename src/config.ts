@@ -38,6 +38,40 @@ const corsOriginsEnv = z.string().transform((v, ctx): string[] => {
   return [...new Set(origins)]
 })
 
+function flagEnv(name: string) {
+  return z
+    .string()
+    .trim()
+    .transform((v, ctx): boolean => {
+      const lower = v.toLowerCase()
+      if (['false', '0', 'no', 'off'].includes(lower)) return false
+      if (['true', '1', 'yes', 'on'].includes(lower)) return true
+      ctx.addIssue({ code: 'custom', message: `${name} must be true or false` })
+      return z.NEVER
+    })
+}
+
+function lowerEnum<const T extends readonly [string, ...string[]]>(name: string, values: T) {
+  return z.preprocess((v) => (typeof v === 'string' ? v.trim().toLowerCase() : v), z.enum(values, { message: `${name} must be ${values.join(' or ')}` }))
+}
+
+/**
+ * CORS_ORIGINS: origins whose browser pages may call /api, comma-separated ("*" for any); each
+ * an http(s) origin without a path, compared as the browser sends it (lower-case, no default port).
+ */
+const corsOriginsEnv = z.string().transform((v, ctx): string[] => {
+  const origins: string[] = []
+  for (const part of v.split(',').map((p) => p.trim()).filter(Boolean)) {
+    if (part === '*') origins.push('*')
+    else if (/^https?:\/\/[^/?#@\s]+\/?$/i.test(part) && URL.canParse(part)) origins.push(new URL(part).origin)
+    else {
+      ctx.addIssue({ code: 'custom', message: `CORS_ORIGINS must be origins such as https://app.example.com (comma-separated) or *; got ${part}` })
+      return z.NEVER
+    }
+  }
+  return [...new Set(origins)]
+})
+
 const env = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
@@ -83,6 +117,11 @@ const env = z.object({
     (v) => (typeof v === 'string' ? v.trim().toLowerCase() : v),
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { message: 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent' }),
   ).default('info'),
+  // request logs leave visitors' addresses out unless this is set (DECISIONS §10.7)
+  LOG_IPS: flagEnv('LOG_IPS').default(false),
+  // for clients written against installations that answer differently from SPEC.md (README)
+  COMPAT_LIST_ERROR: lowerEnum('COMPAT_LIST_ERROR', ['string', 'number']).default('string'),
+  COMPAT_V1: lowerEnum('COMPAT_V1', ['kurz', 'phpshort']).default('kurz'),
 })
 
 /** Every variable Kurz reads (README.md's table is checked against this list). */
@@ -119,5 +158,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     corsOrigins: e.CORS_ORIGINS,
     redirect: { status: e.REDIRECT_STATUS as 301 | 302 | 307 | 308 },
     logLevel: e.LOG_LEVEL,
+    logIps: e.LOG_IPS,
+    compat: { listError: e.COMPAT_LIST_ERROR, v1: e.COMPAT_V1 },
   })
 }

@@ -1,14 +1,37 @@
-import type { FastifyPluginAsync } from 'fastify'
+import type { FastifyBaseLogger, FastifyPluginAsync } from 'fastify'
+import type { Redis } from 'ioredis'
 import { notFoundHandler } from './http/errors.js'
+
+/**
+ * A Redis that cannot be reached fails every reconnect attempt, each with an 'error' event: one
+ * warning when it goes away and one line when it is back, not one per attempt.
+ */
+export function watchRedis(redis: Redis, log: FastifyBaseLogger, name = 'redis'): void {
+  let down = false
+  redis.on('error', (err: Error) => {
+    if (down) return
+    down = true
+    log.warn({ err: err.message }, `${name} is not reachable; Kurz goes on without it (per-instance rate limits and caches) and retries in the background`)
+  })
+  redis.on('ready', () => {
+    if (!down) return
+    down = false
+    log.info(`${name} is reachable again`)
+  })
+}
 
 const health: FastifyPluginAsync = async (app) => {
   // GET /healthz – the process lives
   app.get('/healthz', async () => ({ status: 'ok' }))
 
-  // GET /readyz – 200 only while the database answers
+  // GET /readyz – 200 only while the database answers; Redis is optional, so without it the
+  // instance still serves and says it is degraded
   app.get('/readyz', async (_req, reply) => {
-    if (await app.dbHandle.ping()) return { status: 'ok' }
-    return reply.code(503).send({ status: 'unavailable', error: 1, message: 'The database is not answering.' })
+    if (!(await app.dbHandle.ping())) {
+      return reply.code(503).send({ status: 'unavailable', error: 1, message: 'The database is not answering.' })
+    }
+    if (app.redis && app.redis.status !== 'ready') return { status: 'degraded', redis: 'down' }
+    return { status: 'ok' }
   })
 
   // /api itself names no endpoint; without this route the short-link handler would take it for an

@@ -1,6 +1,10 @@
+import { sql } from 'drizzle-orm'
+import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.js'
 import { loadConfig } from './config.js'
 import { lockDataDir } from './lib/data-lock.js'
+import { DatabaseUnreachable, openDatabase } from './db/wait.js'
+import type { CreatedAdmin } from './resources/admin/bootstrap.js'
 
 let config: ReturnType<typeof loadConfig>
 try {
@@ -13,7 +17,13 @@ try {
   process.exit(1)
 }
 
-const app = await buildApp(config)
+// a Postgres starting beside us (docker compose) gets 30 s; then one line naming the host, exit 1
+const handle = await openDatabase(config.db, (line) => process.stderr.write(`${line}\n`)).catch((err) => {
+  process.stderr.write(`${err instanceof DatabaseUnreachable ? err.message : `Cannot open the database: ${(err as Error).message}`}\n`)
+  process.exit(1)
+})
+
+const app = await buildApp(config, { db: handle })
 
 let closing = false
 async function shutdown(signal: string) {
@@ -29,6 +39,7 @@ async function shutdown(signal: string) {
   timer.unref()
   try {
     await app.close()
+    await handle.close()
     process.exit(0)
   } catch (err) {
     app.log.error({ err }, 'error during shutdown')
@@ -43,5 +54,45 @@ try {
 } catch (err) {
   app.log.error({ err }, 'could not listen')
   await app.close().catch(() => {})
+  await handle.close().catch(() => {})
   process.exit(1)
+}
+
+await explainFirstStart(app)
+
+/**
+ * What a person starting Kurz for the first time needs: the credentials of the admin just created,
+ * in a box on the console (stdout, never the JSON log, shown this once), or how to create a user.
+ */
+async function explainFirstStart(app: FastifyInstance): Promise<void> {
+  if (app.createdAdmin) {
+    process.stdout.write(adminBox(app.createdAdmin, app.config.publicUrl))
+    return
+  }
+  const anyone = await app.db.execute(sql`select 1 from users limit 1`).catch(() => null)
+  if (anyone && anyone.rows.length === 0) {
+    const stop = app.config.db.kind === 'pglite' ? ' (stop the server first: only one process may open the embedded database)' : ''
+    app.log.warn(
+      `No user exists yet. Create an admin with: npm run cli -- users:create --email you@example.com --username you --admin${stop}; or start with ADMIN_EMAIL=you@example.com (and optionally ADMIN_API_KEY, ADMIN_PASSWORD)`,
+    )
+  }
+}
+
+function adminBox(admin: CreatedAdmin, publicUrl: string): string {
+  const lines = [
+    'Kurz: admin account created. Note these now: they are shown this once and never logged.',
+    '',
+    `  email      ${admin.email}`,
+    `  username   ${admin.username}`,
+    `  API key    ${admin.apiKey ?? '(the one in ADMIN_API_KEY)'}`,
+    `  password   ${admin.password ?? '(the one in ADMIN_PASSWORD)'}`,
+    '',
+    `  API:        ${publicUrl}/api  (Authorization: Bearer <API key>)`,
+    `  dashboard:  ${publicUrl}/login`,
+    '',
+    `A lost key is replaced with: npm run cli -- keys:rotate ${admin.email}`,
+  ]
+  const width = Math.max(...lines.map((l) => l.length))
+  const rule = `+${'-'.repeat(width + 4)}+`
+  return ['', rule, ...lines.map((l) => `|  ${l.padEnd(width)}  |`), rule, ''].join('\n') + '\n'
 }

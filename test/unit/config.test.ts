@@ -21,6 +21,8 @@ describe('loadConfig', () => {
       corsOrigins: [],
       redirect: { status: 302 },
       logLevel: 'info',
+      logIps: false,
+      compat: { listError: 'string', v1: 'kurz' },
     })
     expect(Object.isFrozen(c)).toBe(true)
   })
@@ -100,6 +102,9 @@ describe('loadConfig', () => {
     [{ CORS_ORIGINS: 'https://user:pw@app.example.com' }, /CORS_ORIGINS/],
     [{ REDIRECT_STATUS: '303' }, /REDIRECT_STATUS must be 301, 302, 307 or 308/],
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL/],
+    [{ LOG_IPS: 'sometimes' }, /LOG_IPS must be true or false/],
+    [{ COMPAT_LIST_ERROR: 'int' }, /COMPAT_LIST_ERROR must be string or number/],
+    [{ COMPAT_V1: 'laravel' }, /COMPAT_V1 must be kurz or phpshort/],
   ])('refuses %j naming the variable', (env, message) => {
     expect(() => loadConfig(env as Record<string, string>)).toThrow(message)
     expect(() => loadConfig(env as Record<string, string>)).toThrow(/^Invalid configuration: /)
@@ -115,9 +120,15 @@ describe('loadConfig', () => {
     for (const s of ['301', '302', '307', '308']) expect(loadConfig({ REDIRECT_STATUS: s }).redirect.status).toBe(Number(s))
   })
 
+  it('reads LOG_IPS and the compatibility switches, in any case', () => {
+    expect(loadConfig({ LOG_IPS: 'true' }).logIps).toBe(true)
+    expect(loadConfig({ LOG_IPS: 'off' }).logIps).toBe(false)
+    expect(loadConfig({ COMPAT_LIST_ERROR: 'Number', COMPAT_V1: 'PHPSHORT' }).compat).toEqual({ listError: 'number', v1: 'phpshort' })
+  })
+
   it('reads exactly the variables of DECISIONS §1, each documented in README.md', () => {
     expect([...ENV_VARS].sort()).toEqual([
-      'ADMIN_API_KEY', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'ADMIN_USERNAME', 'CORS_ORIGINS', 'DASHBOARD_RATE_LIMIT_MAX', 'DATABASE_URL', 'DATA_DIR', 'HOST', 'LOG_LEVEL', 'PORT',
+      'ADMIN_API_KEY', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'ADMIN_USERNAME', 'COMPAT_LIST_ERROR', 'COMPAT_V1', 'CORS_ORIGINS', 'DASHBOARD_RATE_LIMIT_MAX', 'DATABASE_URL', 'DATA_DIR', 'HOST', 'LOG_IPS', 'LOG_LEVEL', 'PORT',
       'PUBLIC_URL', 'RATE_LIMIT_MAX', 'RATE_LIMIT_WINDOW', 'REDIRECT_STATUS', 'REDIS_URL', 'SECRET_KEY', 'TRUST_PROXY', 'V1_RATE_LIMIT_MAX',
     ])
     const readme = readFileSync(resolve(import.meta.dirname, '../../README.md'), 'utf8')
