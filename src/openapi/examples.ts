@@ -195,6 +195,10 @@ export const NOTES: Record<string, OperationNotes> = {
 
   'GET /healthz': { summary: 'Liveness: the process answers' },
   'GET /readyz': { summary: 'Readiness: the database answers (Redis is reported, and optional)' },
+  'GET /metrics': {
+    summary: 'Prometheus metrics',
+    description: 'Plain text in the Prometheus format. When METRICS_TOKEN is set it needs `Authorization: Bearer <METRICS_TOKEN>` (not an API key).',
+  },
   'GET /': { summary: "The home page, or a branded domain's root redirect" },
   'GET /{alias}': { summary: 'A short link: redirects, or shows its splash, frame, password or expiry page (`/{alias}+`: its statistics page)' },
   'POST /{alias}': { summary: "A link's password form (or its statistics page's)" },
