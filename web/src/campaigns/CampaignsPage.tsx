@@ -65,7 +65,7 @@ export function CampaignsPage() {
         <ErrorNote message={assign.error} />
         {assigning && (
           <LinkPicker
-            action="Assign"
+            action="Assign" done="Assigned"
             onPick={(id, short) =>
               assign.run(async () => {
                 await api.post(`/api/campaign/${assigning.id}/assign/${id}`)

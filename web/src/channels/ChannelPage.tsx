@@ -68,7 +68,7 @@ export function ChannelPage() {
       <Modal title={`Add items to ${name}`} open={adding} onClose={() => setAdding(false)} wide>
         <ErrorNote message={assign.error} />
         <h3>Links</h3>
-        <LinkPicker action="Add" onPick={(itemId, short) => add('links', itemId, short)} />
+        <LinkPicker action="Add" done="Added" onPick={(itemId, short) => add('links', itemId, short)} />
         <h3>QR codes</h3>
         {qrs.data?.data.qrs.length === 0 && <p className="sub">You have no QR codes.</p>}
         <ul className="link-list">

@@ -5,7 +5,7 @@ import { useLoad } from './hooks'
 import { ErrorNote, Field, Loading } from './parts'
 
 /** Search your links and act on one (assign to a campaign or channel). */
-export function LinkPicker({ action, onPick }: { action: string; onPick: (id: number, short: string) => Promise<boolean> }) {
+export function LinkPicker({ action, done: doneLabel, onPick }: { action: string; done: string; onPick: (id: number, short: string) => Promise<boolean> }) {
   const [search, setSearch] = useState('')
   const [done, setDone] = useState<number[]>([])
   const list = useLoad(() => api.get<V1List>(`/api/v1/links${qs({ search: search.trim(), by: 'url', per_page: 10 })}`), [search])
@@ -28,12 +28,12 @@ export function LinkPicker({ action, onPick }: { action: string; onPick: (id: nu
               type="button"
               className="secondary small"
               disabled={done.includes(l.id)}
-              aria-label={`${action} ${l.short_url}`}
+              aria-label={done.includes(l.id) ? `${doneLabel}: ${l.short_url}` : `${action} ${l.short_url}`}
               onClick={async () => {
                 if (await onPick(l.id, l.short_url)) setDone([...done, l.id])
               }}
             >
-              {done.includes(l.id) ? 'Done' : action}
+              {done.includes(l.id) ? doneLabel : action}
             </button>
           </li>
         ))}
