@@ -62,7 +62,7 @@ const STEPS: Step[] = [
 
 export const LEGACY_INIT_HASHES = new Set(STEPS.map((s) => s.hash))
 
-/** true when the database recorded an init that was later regenerated (db:status says so) */
+/** Upgrades a database that recorded a regenerated init; returns the commit that init came from, or null. */
 export async function upgradeLegacyInit(tx: Tx): Promise<string | null> {
   const table = await tx.execute<{ t: string | null }>(sql`select to_regclass('drizzle.__drizzle_migrations')::text as t`)
   if (!table.rows[0]?.t) return null
