@@ -21,17 +21,17 @@ export function AccountPage() {
         <div className="grid two">
           <section className="card" aria-labelledby="profile-head">
             <h2 id="profile-head">Profile</h2>
-            <dl>
-              <dt className="sub">Username</dt>
+            <dl className="kv">
+              <dt>Username</dt>
               <dd>{a.username}</dd>
-              <dt className="sub">Plan</dt>
+              <dt>Plan</dt>
               <dd>
                 {user.plan.name} <Badge tone={a.status === 'pro' ? 'good' : 'plain'}>{a.status}</Badge>
                 {user.admin && <Badge>admin</Badge>}
               </dd>
-              <dt className="sub">Plan expires</dt>
+              <dt>Plan expires</dt>
               <dd>{a.expires ? formatDateTime(a.expires) : 'Never'}</dd>
-              <dt className="sub">Registered</dt>
+              <dt>Registered</dt>
               <dd>{formatDateTime(a.registered)}</dd>
             </dl>
           </section>

@@ -10,7 +10,7 @@ const FEATURES = ['custom', 'team', 'splash', 'overlay', 'pixels', 'domain', 'mu
 const COUNTED = ['team', 'splash', 'overlay', 'pixels', 'domain']
 const LABELS: Record<string, string> = {
   custom: 'Custom aliases', team: 'Team members', splash: 'Splash pages', overlay: 'CTA overlays', pixels: 'Pixels', domain: 'Branded domains',
-  multiple: 'Multiple domains', alias: 'Alias', device: 'Device targeting', geo: 'Country targeting', bundle: 'Channels', parameters: 'Parameters', export: 'Export', api: 'API access',
+  multiple: 'More than one domain', alias: 'Aliases on branded domains', device: 'Device targeting', geo: 'Country targeting', bundle: 'Campaigns', parameters: 'Parameters', export: 'Export', api: 'API access',
 }
 const limit = (n: number) => (n === 0 ? 'Unlimited' : String(n))
 

@@ -127,7 +127,7 @@ export function StatsView({ base, summary, noun }: { base: string; summary: Link
         {chart ? (
           <LineChart labels={chart.labels} series={chart.series} name={chartName} />
         ) : (
-          loaded.data && <LineChart labels={[]} series={[]} name={chartName} />
+          loaded.data && <LineChart labels={[]} series={[]} name={chartName} small />
         )}
         {stats && (
           <details>

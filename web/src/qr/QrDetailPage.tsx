@@ -33,7 +33,7 @@ export function QrDetailPage() {
       {d && qr.data && (
         <>
           <div className="card row">
-            <img className="qr-thumb" src={`${path}?size=240`} width={120} height={120} alt={`QR code ${d.name}`} />
+            <img className="qr-large" src={`${path}?size=320`} width={160} height={160} alt={`QR code ${d.name}`} />
             <p className="sub">
               Created {formatDateTime(d.date)} · image at <code>{d.link}</code>
             </p>

@@ -17,7 +17,7 @@ const cssVar = (name: string) => getComputedStyle(document.documentElement).getP
  * A line chart on a canvas with role="img": its accessible name says what it shows in words
  * (the range and totals), and the same numbers are in a table beside it for screen readers.
  */
-export function LineChart({ labels, series, name }: { labels: string[]; series: Series[]; name: string }) {
+export function LineChart({ labels, series, name, small }: { labels: string[]; series: Series[]; name: string; small?: boolean }) {
   const canvas = useRef<HTMLCanvasElement>(null)
   useEffect(() => {
     const el = canvas.current
@@ -67,7 +67,7 @@ export function LineChart({ labels, series, name }: { labels: string[]; series: 
     }
   }, [labels, series])
   return (
-    <div className="chart-box">
+    <div className={small ? 'chart-box small' : 'chart-box'}>
       <canvas ref={canvas} role="img" aria-label={name}>
         {name}
       </canvas>

@@ -80,6 +80,7 @@ export function CopyButton({ value, label = 'Copy', what = 'Copied' }: { value: 
 
 export function Pager(props: { page: number; maxPage: number; total: number; onPage: (p: number) => void; noun: string }) {
   if (props.total === 0) return null
+  if (props.maxPage <= 1) return <p className="pager">{props.total} {props.noun}</p>
   return (
     <nav className="pager" aria-label={`Pages of ${props.noun}`}>
       <button type="button" className="secondary" disabled={props.page <= 1} onClick={() => props.onPage(props.page - 1)}>
