@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { eq } from 'drizzle-orm'
 import { apiKeys, plans, users } from '../../src/db/schema/index.js'
 import { expectError, testApp, TS, type TestApp } from '../helpers/app.js'
+import { rowById } from '../helpers/fixtures.js'
 import { gravatar, rowCounts } from '../helpers/accounts.js'
 
 describe('account', () => {
@@ -12,7 +13,7 @@ describe('account', () => {
   afterAll(() => t.close())
 
   const planId = async (name: string) => (await t.app.db.select().from(plans).where(eq(plans.name, name)))[0].id
-  const userRow = async (id: number) => (await t.app.db.select().from(users).where(eq(users.id, id)))[0]
+  const userRow = (id: number) => rowById(t, users, id)
 
   describe('GET /api/account', () => {
     it('answers the caller’s account on a free plan', async () => {

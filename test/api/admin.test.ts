@@ -6,7 +6,8 @@ import {
 import { toTimestamp } from '../../src/http/format.js'
 import { sha256 } from '../../src/lib/crypto.js'
 import { addMonths } from '../../src/lib/time.js'
-import { expectError, testApp, TS, type TestApp, type TestUser } from '../helpers/app.js'
+import { appWith, expectError, TS, type TestApp, type TestUser } from '../helpers/app.js'
+import { rowById } from '../helpers/fixtures.js'
 import { gravatar, rowCounts } from '../helpers/accounts.js'
 
 const FREE_LIMITS = {
@@ -30,16 +31,15 @@ describe('admin', () => {
   let freeId: number
   let proId: number
   beforeAll(async () => {
-    t = await testApp()
-    admin = await t.makeUser({ admin: true, username: 'the_admin' })
+    [t, admin] = await appWith({ admin: true, username: 'the_admin' })
     const all = await t.app.db.select().from(plans)
     freeId = all.find((p) => p.name === 'Free')!.id
     proId = all.find((p) => p.name === 'Pro')!.id
   })
   afterAll(() => t.close())
 
-  const userRow = async (id: number) => (await t.app.db.select().from(users).where(eq(users.id, id)))[0]
-  const planRow = async (id: number) => (await t.app.db.select().from(plans).where(eq(plans.id, id)))[0]
+  const userRow = (id: number) => rowById(t, users, id)
+  const planRow = (id: number) => rowById(t, plans, id)
   const BAD_IDS = ['-1', 'abc', '0', '99999999999999999999', '2147483648', '1.5', '1e3', '%20']
 
   describe('GET /api/plans', () => {

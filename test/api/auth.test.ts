@@ -1,18 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { eq } from 'drizzle-orm'
 import { users } from '../../src/db/schema/index.js'
-import { expectError, testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { appWith, expectError, testApp, type TestApp, type TestUser } from '../helpers/app.js'
 
 /** Authentication of both interfaces (SPEC.md Authentication, DECISIONS §3). */
 describe('API keys', () => {
   let t: TestApp
   let u: TestUser
   let admin: TestUser
-  beforeAll(async () => {
-    t = await testApp()
-    u = await t.makeUser()
-    admin = await t.makeUser({ admin: true })
-  })
+  beforeAll(async () => { [t, u, admin] = await appWith({}, { admin: true }) })
   afterAll(() => t.close())
 
   const get = (url: string, headers: Record<string, string | string[]> = {}) =>

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { count, eq } from 'drizzle-orm'
+import { eq } from 'drizzle-orm'
 import { campaigns, domains, links } from '../../src/db/schema/index.js'
 import { toDay } from '../../src/http/format.js'
-import { expectError, testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { appWith, expectError, type TestApp, type TestUser } from '../helpers/app.js'
+import { countRows, created, rowById } from '../helpers/fixtures.js'
 
 const HOSTILE = '"><script>alert(1)</script><img src=x onerror=alert(2)>'
 
@@ -11,26 +12,18 @@ describe('campaigns', () => {
   let me: TestUser
   let other: TestUser
 
-  beforeAll(async () => {
-    t = await testApp()
-    me = await t.makeUser({ plan: 'free' })
-    other = await t.makeUser({ plan: 'free' })
-  })
+  beforeAll(async () => { [t, me, other] = await appWith({ plan: 'free' }, { plan: 'free' }) })
   afterAll(() => t.close())
 
   const base = 'http://kurz.test'
   const listUrl = (u: TestUser, id: number) => `${base}/u/${u.user.username}/${id}`
-  const campaignCount = async () => (await t.app.db.select({ n: count() }).from(campaigns))[0].n
-  const campaignRow = async (id: number) => (await t.app.db.select().from(campaigns).where(eq(campaigns.id, id)))[0]
-  const linkRow = async (id: number) => (await t.app.db.select().from(links).where(eq(links.id, id)))[0]
+  const campaignCount = () => countRows(t, campaigns)
+  const campaignRow = (id: number) => rowById(t, campaigns, id)
+  const linkRow = (id: number) => rowById(t, links, id)
   let aliasSeq = 0
   const insertLink = async (userId: number, over: Partial<typeof links.$inferInsert> = {}) =>
     (await t.app.db.insert(links).values({ userId, alias: `c${++aliasSeq}x${userId}`, url: 'https://example.com/long', ...over }).returning())[0]
-  const addCampaign = async (u: TestUser, body: Record<string, unknown>) => {
-    const res = await u.api.post('/api/campaign/add', body)
-    expect(res.statusCode, res.body).toBe(200)
-    return res.json() as { id: number }
-  }
+  const addCampaign = (u: TestUser, body: Record<string, unknown>) => created(u, '/api/campaign/add', body)
 
   describe('POST /api/campaign/add and GET /api/campaigns', () => {
     it('creates a campaign and lists it with name, domain, public, rotator and list', async () => {
@@ -328,10 +321,7 @@ describe('campaigns', () => {
 describe('campaigns: the rotator follows assignments at once (redirect cache)', () => {
   let t: TestApp
   let u: TestUser
-  beforeAll(async () => {
-    t = await testApp()
-    u = await t.makeUser()
-  })
+  beforeAll(async () => { [t, u] = await appWith({}) })
   afterAll(() => t.close())
 
   const visit = (path: string) => t.app.inject({ method: 'GET', url: path, headers: { host: 'kurz.test' } })

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { and, count, eq } from 'drizzle-orm'
+import { and, eq } from 'drizzle-orm'
 import { channelItems, channels, domains, links, qrCodes } from '../../src/db/schema/index.js'
 import { toDay } from '../../src/http/format.js'
-import { expectError, testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { appWith, expectError, type TestApp, type TestUser } from '../helpers/app.js'
+import { countRows, created, rowById } from '../helpers/fixtures.js'
 
 const HOSTILE = '"><script>alert(1)</script>'
 
@@ -11,18 +12,14 @@ describe('channels', () => {
   let me: TestUser
   let other: TestUser
 
-  beforeAll(async () => {
-    t = await testApp()
-    me = await t.makeUser()
-    other = await t.makeUser()
-  })
+  beforeAll(async () => { [t, me, other] = await appWith({}, {}) })
   afterAll(() => t.close())
 
   const base = 'http://kurz.test'
   const today = () => toDay(new Date())
-  const channelCount = async () => (await t.app.db.select({ n: count() }).from(channels))[0].n
-  const itemCount = async () => (await t.app.db.select({ n: count() }).from(channelItems))[0].n
-  const channelRow = async (id: number) => (await t.app.db.select().from(channels).where(eq(channels.id, id)))[0]
+  const channelCount = () => countRows(t, channels)
+  const itemCount = () => countRows(t, channelItems)
+  const channelRow = (id: number) => rowById(t, channels, id)
   let seq = 0
   const insertLink = async (userId: number, over: Partial<typeof links.$inferInsert> = {}) =>
     (await t.app.db.insert(links).values({ userId, alias: `ch${++seq}u${userId}`, url: 'https://example.com/page', ...over }).returning())[0]
@@ -35,11 +32,7 @@ describe('channels', () => {
         .returning()
     )[0]
   }
-  const addChannel = async (u: TestUser, body: Record<string, unknown>) => {
-    const res = await u.api.post('/api/channel/add', body)
-    expect(res.statusCode, res.body).toBe(200)
-    return res.json() as { id: number }
-  }
+  const addChannel = (u: TestUser, body: Record<string, unknown>) => created(u, '/api/channel/add', body)
 
   describe('POST /api/channel/add and GET /api/channels', () => {
     it('creates channels and lists them newest first', async () => {

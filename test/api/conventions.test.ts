@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { eq } from 'drizzle-orm'
 import { users } from '../../src/db/schema/index.js'
-import { testApp, TS, type TestApp, type TestUser } from '../helpers/app.js'
+import { appWith, TS, type TestApp, type TestUser } from '../helpers/app.js'
 import { rowCounts } from '../helpers/accounts.js'
 
 /** DECISIONS §2: the conventions every management endpoint shares. */
@@ -9,11 +9,7 @@ describe('shared API conventions', () => {
   let t: TestApp
   let u: TestUser
   let admin: TestUser
-  beforeAll(async () => {
-    t = await testApp()
-    u = await t.makeUser()
-    admin = await t.makeUser({ admin: true })
-  })
+  beforeAll(async () => { [t, u, admin] = await appWith({}, { admin: true }) })
   afterAll(() => t.close())
 
   /** Every management failure is exactly {error: 1, message} with a sentence. */

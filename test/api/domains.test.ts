@@ -1,27 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { asc, count, eq } from 'drizzle-orm'
+import { asc, eq } from 'drizzle-orm'
 import { domains, links } from '../../src/db/schema/index.js'
-import { expectError, testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { appWith, expectError, type TestApp, type TestUser } from '../helpers/app.js'
+import { countRows, created, rowById } from '../helpers/fixtures.js'
 
 describe('branded domains', () => {
   let t: TestApp
   let pro: TestUser
   let other: TestUser
 
-  beforeAll(async () => {
-    t = await testApp()
-    pro = await t.makeUser({ plan: 'pro' })
-    other = await t.makeUser({ plan: 'pro' })
-  })
+  beforeAll(async () => { [t, pro, other] = await appWith({ plan: 'pro' }, { plan: 'pro' }) })
   afterAll(() => t.close())
 
-  const domainCount = async () => (await t.app.db.select({ n: count() }).from(domains))[0].n
-  const domainRow = async (id: number) => (await t.app.db.select().from(domains).where(eq(domains.id, id)))[0]
-  const addDomain = async (u: TestUser, body: Record<string, unknown>) => {
-    const res = await u.api.post('/api/domain/add', body)
-    expect(res.statusCode, res.body).toBe(200)
-    return res.json().id as number
-  }
+  const domainCount = () => countRows(t, domains)
+  const domainRow = (id: number) => rowById(t, domains, id)
+  const addDomain = async (u: TestUser, body: Record<string, unknown>) => (await created(u, '/api/domain/add', body)).id
   const insertLink = async (userId: number, alias: string, domainId: number | null) =>
     (await t.app.db.insert(links).values({ userId, alias, url: `https://example.com/${alias}`, domainId }).returning())[0]
 
@@ -312,18 +305,11 @@ describe('branded domains', () => {
 describe('branded domains: visits follow changes at once (redirect cache)', () => {
   let t: TestApp
   let u: TestUser
-  beforeAll(async () => {
-    t = await testApp()
-    u = await t.makeUser({ plan: 'pro' })
-  })
+  beforeAll(async () => { [t, u] = await appWith({ plan: 'pro' }) })
   afterAll(() => t.close())
 
   const visit = (host: string, path: string) => t.app.inject({ method: 'GET', url: path, headers: { host } })
-  const shorten = async (body: Record<string, unknown>) => {
-    const res = await u.api.post('/api/url/add', body)
-    expect(res.statusCode, res.body).toBe(200)
-    return res.json() as { id: number; shorturl: string }
-  }
+  const shorten = (body: Record<string, unknown>) => created<{ id: number; shorturl: string }>(u, '/api/url/add', body)
 
   it('a host first seen as unknown serves its links once it is added', async () => {
     expect((await visit('go.visit.example', '/')).statusCode).toBe(200) // home page: not a branded domain yet

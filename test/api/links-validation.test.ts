@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { expectError, testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { appWith, expectError, type TestApp, type TestUser } from '../helpers/app.js'
 import { linkRow, linkRowCounts, makeCampaign, makeChannel, makeDomain, makePage, makePixel } from '../helpers/fixtures.js'
 
 /*
@@ -18,9 +18,7 @@ describe('links: input validation', () => {
   const own: Record<string, number> = {}
 
   beforeAll(async () => {
-    t = await testApp()
-    alice = await t.makeUser()
-    bob = await t.makeUser()
+    [t, alice, bob] = await appWith({}, {})
     // Bob's objects: never attachable to Alice's links
     await makeDomain(t, bob.user.id, 'https://go.bob.example')
     other.pixel = (await makePixel(t, bob.user.id)).id

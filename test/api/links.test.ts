@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { and, eq } from 'drizzle-orm'
 import { channelItems, clicks, linkPixels, links, linkTargets } from '../../src/db/schema/index.js'
 import type { Visitor } from '../../src/visit/visitor.js'
-import { expectError, testApp, TS, type TestApp, type TestUser } from '../helpers/app.js'
+import { appWith, expectError, TS, type TestApp, type TestUser } from '../helpers/app.js'
 import {
   linkRow,
   linkRowCounts,
@@ -32,11 +32,7 @@ describe('links', () => {
   let alice: TestUser
   let bob: TestUser
 
-  beforeAll(async () => {
-    t = await testApp()
-    alice = await t.makeUser()
-    bob = await t.makeUser()
-  })
+  beforeAll(async () => { [t, alice, bob] = await appWith({}, {}) })
   afterAll(() => t.close())
 
   const create = async (u: TestUser, body: Record<string, unknown>) => {

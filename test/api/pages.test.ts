@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { count, eq } from 'drizzle-orm'
+import { eq } from 'drizzle-orm'
 import { links, overlayResponses, pages } from '../../src/db/schema/index.js'
 import { OVERLAY_SUBMISSIONS_PER_HOUR } from '../../src/resources/pages/public.js'
-import { expectError, TS, testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { appWith, expectError, TS, type TestApp, type TestUser } from '../helpers/app.js'
+import { countRows, created, rowById } from '../helpers/fixtures.js'
 
 const HOSTILE = '"><script>alert(1)</script>'
 
@@ -11,22 +12,14 @@ describe('splash pages and CTA overlays', () => {
   let me: TestUser
   let other: TestUser
 
-  beforeAll(async () => {
-    t = await testApp()
-    me = await t.makeUser({ plan: 'pro' })
-    other = await t.makeUser({ plan: 'pro' })
-  })
+  beforeAll(async () => { [t, me, other] = await appWith({ plan: 'pro' }, { plan: 'pro' }) })
   afterAll(() => t.close())
 
-  const pageCount = async () => (await t.app.db.select({ n: count() }).from(pages))[0].n
-  const pageRow = async (id: number) => (await t.app.db.select().from(pages).where(eq(pages.id, id)))[0]
-  const linkRow = async (id: number) => (await t.app.db.select().from(links).where(eq(links.id, id)))[0]
-  const responseCount = async () => (await t.app.db.select({ n: count() }).from(overlayResponses))[0].n
-  const add = async (u: TestUser, kind: 'splash' | 'overlay', body: Record<string, unknown>) => {
-    const res = await u.api.post(`/api/${kind}/add`, body)
-    expect(res.statusCode, res.body).toBe(200)
-    return res.json().id as number
-  }
+  const pageCount = () => countRows(t, pages)
+  const pageRow = (id: number) => rowById(t, pages, id)
+  const linkRow = (id: number) => rowById(t, links, id)
+  const responseCount = () => countRows(t, overlayResponses)
+  const add = async (u: TestUser, kind: 'splash' | 'overlay', body: Record<string, unknown>) => (await created(u, `/api/${kind}/add`, body)).id
   let seq = 0
   const insertLink = async (userId: number, over: Partial<typeof links.$inferInsert> = {}) =>
     (await t.app.db.insert(links).values({ userId, alias: `pg${++seq}u${userId}`, url: 'https://example.com/dest', ...over }).returning())[0]
@@ -508,18 +501,11 @@ describe('splash pages and CTA overlays', () => {
 describe('splash pages and overlays: visits follow changes at once (redirect cache)', () => {
   let t: TestApp
   let u: TestUser
-  beforeAll(async () => {
-    t = await testApp()
-    u = await t.makeUser({ plan: 'pro' })
-  })
+  beforeAll(async () => { [t, u] = await appWith({ plan: 'pro' }) })
   afterAll(() => t.close())
 
   const visit = (path: string) => t.app.inject({ method: 'GET', url: path, headers: { host: 'kurz.test', 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0' } })
-  const shorten = async (body: Record<string, unknown>) => {
-    const res = await u.api.post('/api/url/add', body)
-    expect(res.statusCode, res.body).toBe(200)
-    return res.json() as { id: number }
-  }
+  const shorten = (body: Record<string, unknown>) => created(u, '/api/url/add', body)
 
   it('a splash page edit shows on the next visit; deleting it makes the link direct', async () => {
     const id = (await u.api.post('/api/splash/add', { name: 'S', title: 'First title' })).json().id

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { count, eq } from 'drizzle-orm'
+import { eq } from 'drizzle-orm'
 import { linkPixels, links, pixels, PIXEL_TYPES } from '../../src/db/schema/index.js'
-import { expectError, TS, testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { appWith, expectError, TS, type TestApp, type TestUser } from '../helpers/app.js'
+import { countRows, created, rowById } from '../helpers/fixtures.js'
 
 const HOSTILE = '"><script>alert(1)</script>'
 
@@ -27,20 +28,12 @@ describe('pixels', () => {
   let me: TestUser
   let other: TestUser
 
-  beforeAll(async () => {
-    t = await testApp()
-    me = await t.makeUser({ plan: 'pro' })
-    other = await t.makeUser({ plan: 'pro' })
-  })
+  beforeAll(async () => { [t, me, other] = await appWith({ plan: 'pro' }, { plan: 'pro' }) })
   afterAll(() => t.close())
 
-  const pixelCount = async () => (await t.app.db.select({ n: count() }).from(pixels))[0].n
-  const pixelRow = async (id: number) => (await t.app.db.select().from(pixels).where(eq(pixels.id, id)))[0]
-  const addPixel = async (u: TestUser, body: Record<string, unknown>) => {
-    const res = await u.api.post('/api/pixel/add', body)
-    expect(res.statusCode, res.body).toBe(200)
-    return res.json().id as number
-  }
+  const pixelCount = () => countRows(t, pixels)
+  const pixelRow = (id: number) => rowById(t, pixels, id)
+  const addPixel = async (u: TestUser, body: Record<string, unknown>) => (await created(u, '/api/pixel/add', body)).id
 
   describe('POST /api/pixel/add and GET /api/pixels', () => {
     it('creates a pixel and lists it', async () => {
@@ -228,10 +221,7 @@ describe('pixels', () => {
 describe('pixels: visits follow changes at once (redirect cache)', () => {
   let t: TestApp
   let u: TestUser
-  beforeAll(async () => {
-    t = await testApp()
-    u = await t.makeUser({ plan: 'pro' })
-  })
+  beforeAll(async () => { [t, u] = await appWith({ plan: 'pro' }) })
   afterAll(() => t.close())
 
   const visit = (path: string) => t.app.inject({ method: 'GET', url: path, headers: { host: 'kurz.test', 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0' } })

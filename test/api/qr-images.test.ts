@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { domains, links } from '../../src/db/schema/index.js'
-import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { appWith, type TestApp, type TestUser } from '../helpers/app.js'
 import { aliasOf, decodePng, decodeSvg, get, pixel, PUBLIC, type Decoded } from './qr-helpers.js'
 
 const SIZE_ERROR = { error: 1, message: 'size: size must be a whole number of pixels from 64 to 1024.' }
@@ -17,8 +17,7 @@ describe('QR images', () => {
   let u: TestUser
   let alias: string
   beforeAll(async () => {
-    t = await testApp()
-    u = await t.makeUser()
+    [t, u] = await appWith({})
     alias = aliasOf((await u.api.post('/api/qr/add', { type: 'link', data: 'https://example.com/menu' })).json().link)
   })
   afterAll(() => t.close())

@@ -1,25 +1,18 @@
 import http from 'node:http'
-import type { AddressInfo } from 'node:net'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { eq } from 'drizzle-orm'
 import { qrCodes } from '../../src/db/schema/index.js'
 import { ApiError } from '../../src/http/errors.js'
 import { loadLogo, MAX_LOGO_BYTES } from '../../src/resources/qr/logo.js'
-import { expectError, testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { appWith, expectError, type TestApp, type TestUser } from '../helpers/app.js'
+import { closeServer, listenLocally } from '../helpers/local-server.js'
+import { rejectionOf } from '../helpers/rejection.js'
 import { aliasOf, decodePng, decodeSvg, get, logoDataUrl, pixel, PUBLIC, qrCount } from './qr-helpers.js'
 
 const CRIMSON = { r: 220, g: 20, b: 60 }
 
-async function refusal(p: Promise<unknown>): Promise<ApiError> {
-  try {
-    await p
-  } catch (err) {
-    if (err instanceof ApiError) return err
-    throw err
-  }
-  throw new Error('expected the logo to be refused')
-}
+const refusal = (p: Promise<unknown>) => rejectionOf(p, ApiError, 'expected the logo to be refused')
 
 describe('QR logos', () => {
   let t: TestApp
@@ -27,8 +20,7 @@ describe('QR logos', () => {
   let png: string
   let jpeg: string
   beforeAll(async () => {
-    t = await testApp()
-    u = await t.makeUser()
+    [t, u] = await appWith({})
     png = await logoDataUrl('png', CRIMSON)
     jpeg = await logoDataUrl('jpeg', CRIMSON)
   })
@@ -158,13 +150,9 @@ describe('QR logos', () => {
             return res.end()
         }
       })
-      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-      base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+      base = await listenLocally(server)
     })
-    afterAll(async () => {
-      server.closeAllConnections()
-      await new Promise((r) => server.close(r))
-    })
+    afterAll(() => closeServer(server))
 
     // the test server is plain http on loopback: these options exist for tests only
     const local = { allowLoopback: true, protocols: ['https:', 'http:'] as ('https:' | 'http:')[], ports: 'any' as const, timeoutMs: 500 }

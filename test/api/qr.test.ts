@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { and, eq } from 'drizzle-orm'
 import { channelItems, channels, clicks, qrCodes } from '../../src/db/schema/index.js'
 import { toDay } from '../../src/http/format.js'
-import { expectError, testApp, TS, type TestApp, type TestUser } from '../helpers/app.js'
-import { NO_QR_STATS as ZERO_STATS } from '../helpers/fixtures.js'
+import { appWith, expectError, TS, type TestApp, type TestUser } from '../helpers/app.js'
+import { NO_QR_STATS as ZERO_STATS, rowById } from '../helpers/fixtures.js'
 import { aliasOf, decodePng, get, GOOGLEBOT, PUBLIC, qrCount } from './qr-helpers.js'
 
 const LINK = /^http:\/\/kurz\.test\/qr\/[A-Za-z0-9]{6,}$/
@@ -12,11 +12,7 @@ describe('QR codes API', () => {
   let t: TestApp
   let a: TestUser
   let b: TestUser
-  beforeAll(async () => {
-    t = await testApp()
-    a = await t.makeUser()
-    b = await t.makeUser()
-  })
+  beforeAll(async () => { [t, a, b] = await appWith({}, {}) })
   afterAll(() => t.close())
 
   async function create(user: TestUser, body: Record<string, unknown>) {
@@ -26,7 +22,7 @@ describe('QR codes API', () => {
     expect(json).toEqual({ error: 0, id: expect.any(Number), link: expect.stringMatching(LINK) })
     return { id: json.id as number, alias: aliasOf(json.link), link: json.link as string }
   }
-  const row = async (id: number) => (await t.app.db.select().from(qrCodes).where(eq(qrCodes.id, id)))[0]
+  const row = (id: number) => rowById(t, qrCodes, id)
 
   describe('POST /api/qr/add, the image and the scan, for all seven types', () => {
     const vcard = {

@@ -2,16 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { eq } from 'drizzle-orm'
 import { sessions, ssoTokens } from '../../src/db/schema/index.js'
 import { sha256 } from '../../src/lib/crypto.js'
-import { cookiesOf, testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { appWith, cookiesOf, testApp, type TestApp, type TestUser } from '../helpers/app.js'
 
 /** SPEC.md "SSO login URL" state table and DECISIONS §3. */
 describe('SSO login URLs', () => {
   let t: TestApp
   let admin: TestUser
-  beforeAll(async () => {
-    t = await testApp()
-    admin = await t.makeUser({ admin: true })
-  })
+  beforeAll(async () => { [t, admin] = await appWith({ admin: true }) })
   afterAll(() => t.close())
 
   async function issue(user: TestUser, app = t, by = admin) {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { eq } from 'drizzle-orm'
-import { testApp, TS, type TestApp, type TestUser } from '../helpers/app.js'
+import { appWith, TS, type TestApp, type TestUser } from '../helpers/app.js'
 import { channelItems, channels, domains, links, linkPixels, linkTargets, pixels } from '../../src/db/schema/index.js'
 
 // Read-side fixtures: rows are inserted directly, in every state the list filters distinguish
@@ -31,9 +31,7 @@ describe('GET /api/v1/links', () => {
   }
 
   beforeAll(async () => {
-    t = await testApp()
-    a = await t.makeUser()
-    b = await t.makeUser()
+    [t, a, b] = await appWith({}, {})
     const db = t.app.db
     ;[space] = await db.insert(channels).values({ userId: a.user.id, name: 'Launch', color: '#ff0000' }).returning()
     ;[otherSpace] = await db.insert(channels).values({ userId: b.user.id, name: 'B space' }).returning()

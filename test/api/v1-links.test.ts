@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { count, eq } from 'drizzle-orm'
-import { testApp, TS, type TestApp, type TestUser } from '../helpers/app.js'
+import { appWith, testApp, TS, type TestApp, type TestUser } from '../helpers/app.js'
 import { channelItems, linkPixels, links, linkTargets, pixels, plans, users } from '../../src/db/schema/index.js'
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' }
@@ -75,9 +75,7 @@ describe('link interface v1: writes', () => {
   })
 
   beforeAll(async () => {
-    t = await testApp()
-    a = await t.makeUser({ plan: 'pro' })
-    b = await t.makeUser({ plan: 'pro' })
+    [t, a, b] = await appWith({ plan: 'pro' }, { plan: 'pro' })
     const id = async (res: { statusCode: number; json(): { id: number } }) => {
       expect(res.statusCode).toBe(200)
       return res.json().id

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser } from 'playwright-core'
 import { links } from '../../src/db/schema/index.js'
-import { hasChromium, launchBrowser, listen } from '../helpers/fixtures.js'
+import { hasChromium, launchBrowser, listen, watchedPage } from '../helpers/fixtures.js'
 import { testApp, type TestApp } from '../helpers/app.js'
 
 const NAME = `Sale "><script>window.__pwned='name'</script><img src=x onerror="window.__pwned='img'">`
@@ -33,16 +33,7 @@ describe.skipIf(!hasChromium)('campaign list page in Chromium', () => {
   })
 
   it('renders the campaign name and link titles as text and executes nothing', async () => {
-    const page = await browser.newPage()
-    const dialogs: string[] = []
-    const violations: string[] = []
-    page.on('dialog', (d) => {
-      dialogs.push(d.message())
-      void d.dismiss()
-    })
-    page.on('console', (m) => {
-      if (/Content Security Policy/i.test(m.text())) violations.push(m.text())
-    })
+    const { page, dialogs, violations } = await watchedPage(browser)
     const res = await page.goto(origin + path)
     expect(res?.status()).toBe(200)
 

@@ -1,9 +1,9 @@
 import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, Page } from 'playwright-core'
-import { addLink, hasChromium, launchBrowser, listen } from '../helpers/fixtures.js'
+import { addLink, hasChromium, launchBrowser, listen, watchedPage } from '../helpers/fixtures.js'
 import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { closeServer, listenLocally } from '../helpers/local-server.js'
 import { counters } from '../helpers/visits.js'
 
 const HOSTILE = '<img src=x onerror=alert(1)>'
@@ -25,32 +25,17 @@ describe.skipIf(!hasChromium)('redirect pages in Chromium', () => {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
       res.end(`<!doctype html><title>Destination</title><h1 id="arrived">Arrived at ${(req.url ?? '').replace(/[<>&"]/g, (c) => `&#${c.charCodeAt(0)};`)}</h1>`)
     })
-    await new Promise<void>((r) => dest.listen(0, '127.0.0.1', r))
-    destOrigin = `http://127.0.0.1:${(dest.address() as AddressInfo).port}`
+    destOrigin = await listenLocally(dest)
     pro = await t.makeUser({ plan: 'pro' })
     browser = await launchBrowser()
   })
   afterAll(async () => {
     await browser?.close()
-    await new Promise((r) => dest?.close(r))
+    if (dest) await closeServer(dest)
     await t?.close()
   })
 
-  /** A page that records dialogs (alert) and CSP violations. */
-  async function open(opts: { javaScriptEnabled?: boolean } = {}) {
-    const context = await browser.newContext(opts)
-    const page = await context.newPage()
-    const dialogs: string[] = []
-    const violations: string[] = []
-    page.on('dialog', (d) => {
-      dialogs.push(d.message())
-      void d.dismiss()
-    })
-    page.on('console', (m) => {
-      if (/Content Security Policy/i.test(m.text())) violations.push(m.text())
-    })
-    return { page, dialogs, violations, close: () => context.close() }
-  }
+  const open = (opts: { javaScriptEnabled?: boolean } = {}) => watchedPage(browser, opts)
 
   const arrived = (page: Page) => page.locator('#arrived').textContent()
 

@@ -9,7 +9,7 @@ import { clickQuota, clickRollups, clicks, clickVisitors, links, plans, users } 
 import { ClickRecorder, type Hit } from '../../src/clicks/recorder.js'
 import { purgeExpiredClicks } from '../../src/clicks/retention.js'
 import type { Visitor } from '../../src/visit/visitor.js'
-import { testApp, testConfig, testDatabase, type TestApp, type TestUser } from '../helpers/app.js'
+import { appWith, testConfig, testDatabase, type TestApp, type TestUser } from '../helpers/app.js'
 import { addLink, insertLink } from '../helpers/fixtures.js'
 import { counters, expectRedirect, visit } from '../helpers/visits.js'
 import { UA } from '../redirect/user-agents.js'
@@ -53,10 +53,7 @@ describe('click recorder', () => {
   let t: TestApp
   let pro: TestUser
 
-  beforeAll(async () => {
-    t = await testApp()
-    pro = await t.makeUser({ plan: 'pro' })
-  })
+  beforeAll(async () => { [t, pro] = await appWith({ plan: 'pro' }) })
   afterAll(() => t.close())
 
   it('counts exactly after 300 concurrent visits, uniques by visitor', async () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { qrCodes } from '../../src/db/schema/index.js'
 import { countryLabel as countryName, linkStats, qrStats } from '../../src/clicks/stats.js'
 import type { Visitor } from '../../src/visit/visitor.js'
-import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { appWith, type TestApp, type TestUser } from '../helpers/app.js'
 import { insertLink, NO_CLICKS as EMPTY } from '../helpers/fixtures.js'
 import { UA } from '../redirect/user-agents.js'
 
@@ -22,10 +22,7 @@ describe('linkStats / qrStats', () => {
   let t: TestApp
   let pro: TestUser
 
-  beforeAll(async () => {
-    t = await testApp()
-    pro = await t.makeUser({ plan: 'pro' })
-  })
+  beforeAll(async () => { [t, pro] = await appWith({ plan: 'pro' }) })
   afterAll(() => t.close())
 
   it('is all zeros for a link without clicks, and for an unknown id', async () => {

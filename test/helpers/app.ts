@@ -121,6 +121,14 @@ export async function testApp(env: Record<string, string | undefined> = {}): Pro
   return t
 }
 
+/** A fresh app and one user per entry of `users`, for a describe block's beforeAll: `[t, alice, bob] = await appWith({}, {})`. */
+export async function appWith(...users: UserOptions[]): Promise<[TestApp, ...TestUser[]]> {
+  const t = await testApp()
+  const made: TestUser[] = []
+  for (const o of users) made.push(await t.makeUser(o))
+  return [t, ...made]
+}
+
 export function expectError(res: LightMyRequestResponse, status: number, message?: RegExp) {
   const body = res.json()
   if (res.statusCode !== status || body.error !== 1 || typeof body.message !== 'string' || (message && !message.test(body.message))) {

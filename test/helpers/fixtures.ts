@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { count, eq } from 'drizzle-orm'
-import type { PgTable } from 'drizzle-orm/pg-core'
+import type { AnyPgColumn, PgTable } from 'drizzle-orm/pg-core'
 import type { FastifyInstance } from 'fastify'
 import { nanoid } from 'nanoid'
-import { chromium, type Browser } from 'playwright-core'
+import { chromium, type Browser, type BrowserContextOptions } from 'playwright-core'
 import type { Db } from '../../src/db/client.js'
 import {
   channelItems,
@@ -102,12 +102,15 @@ export function makeCampaign(t: TestApp, userId: number, name = 'Campaign') {
   return createCampaign(t.app.db, userId, { name, slug: null, public: false })
 }
 
-/** Creates a link through the management API and returns its id. */
-export async function addLink(u: TestUser, body: Record<string, unknown>): Promise<number> {
-  const res = await u.api.post('/api/url/add', body)
-  if (res.statusCode !== 200) throw new Error(`POST /api/url/add ${res.statusCode} ${res.body}`)
-  return res.json().id as number
+/** POSTs to a management endpoint that creates something; anything but a 200 fails the test. Returns the answer. */
+export async function created<T = { id: number }>(u: TestUser, path: string, body: Record<string, unknown>): Promise<T> {
+  const res = await u.api.post(path, body)
+  if (res.statusCode !== 200) throw new Error(`POST ${path} ${res.statusCode} ${res.body}`)
+  return res.json() as T
 }
+
+/** Creates a link through the management API and returns its id. */
+export const addLink = async (u: TestUser, body: Record<string, unknown>) => (await created(u, '/api/url/add', body)).id
 
 /** Creates a link through the v1 interface (form-encoded), for v1-only fields. */
 export async function addV1Link(t: TestApp, u: TestUser, form: Record<string, string>): Promise<number> {
@@ -147,6 +150,17 @@ export async function insertLink(t: TestApp, userId: number, o: InsertLink): Pro
   return row
 }
 
+export async function countRows(t: TestApp, table: PgTable): Promise<number> {
+  const [{ n }] = await t.app.db.select({ n: count() }).from(table)
+  return n
+}
+
+/** The row of `table` with this id, as the database holds it now. */
+export async function rowById<T extends PgTable & { id: AnyPgColumn }>(t: TestApp, table: T, id: number): Promise<T['$inferSelect']> {
+  const [row] = await t.app.db.select().from(table as PgTable).where(eq(table.id, id))
+  return row as T['$inferSelect']
+}
+
 /** Row counts of the given tables, to prove a refused request wrote nothing. */
 export async function rowCountsOf(db: Db, tables: Record<string, PgTable>): Promise<Record<string, number>> {
   const out: Record<string, number> = {}
@@ -160,10 +174,7 @@ export async function rowCountsOf(db: Db, tables: Record<string, PgTable>): Prom
 /** Row counts of everything a link write touches. */
 export const linkRowCounts = (t: TestApp) => rowCountsOf(t.app.db, { links, linkTargets, linkPixels, channelItems, clicks, clickRollups })
 
-export async function linkRow(t: TestApp, id: number) {
-  const [row] = await t.app.db.select().from(links).where(eq(links.id, id))
-  return row
-}
+export const linkRow = (t: TestApp, id: number) => rowById(t, links, id)
 
 export const RANDOM_ALIAS = /^[0-9A-Za-z]{6}$/
 
@@ -203,6 +214,22 @@ export function launchBrowser(): Promise<Browser> {
       '--disable-sync',
     ],
   })
+}
+
+/** A page in a context of its own that records dialogs (alert) and CSP violations, which a hostile string must never cause. */
+export async function watchedPage(browser: Browser, opts: BrowserContextOptions = {}) {
+  const context = await browser.newContext(opts)
+  const page = await context.newPage()
+  const dialogs: string[] = []
+  const violations: string[] = []
+  page.on('dialog', (d) => {
+    dialogs.push(d.message())
+    void d.dismiss()
+  })
+  page.on('console', (m) => {
+    if (/Content Security Policy/i.test(m.text())) violations.push(m.text())
+  })
+  return { page, dialogs, violations, close: () => context.close() }
 }
 
 /** Starts the app on a free local port, for a real browser or client; returns its origin. */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { LightMyRequestResponse } from 'fastify'
 import { pages } from '../../src/db/schema/index.js'
-import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { appWith, type TestApp, type TestUser } from '../helpers/app.js'
 import { addLink, insertLink } from '../helpers/fixtures.js'
 import { counters, expectPage, visit } from '../helpers/visits.js'
 import { UA } from './user-agents.js'
@@ -55,10 +55,7 @@ describe('visit pages', () => {
   let t: TestApp
   let pro: TestUser
 
-  beforeAll(async () => {
-    t = await testApp()
-    pro = await t.makeUser({ plan: 'pro' })
-  })
+  beforeAll(async () => { [t, pro] = await appWith({ plan: 'pro' }) })
   afterAll(() => t.close())
 
   it('frame: a full-size iframe of the destination and a plain link to it; the CSP frames exactly that origin', async () => {
@@ -218,10 +215,7 @@ describe('hostile strings are escaped in every page', () => {
   let t: TestApp
   let pro: TestUser
 
-  beforeAll(async () => {
-    t = await testApp()
-    pro = await t.makeUser({ plan: 'pro' })
-  })
+  beforeAll(async () => { [t, pro] = await appWith({ plan: 'pro' }) })
   afterAll(() => t.close())
 
   it.each(['frame', 'splash'])('%s page with a hostile title and visitor query', async (type) => {

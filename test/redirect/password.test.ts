@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { cookiesOf, testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { appWith, cookiesOf, type TestApp, type TestUser } from '../helpers/app.js'
 import { unlockCookieName, unlockValue } from '../../src/redirect/unlock.js'
 import { addLink, addV1Link, insertLink } from '../helpers/fixtures.js'
 import { counters, expectPage, expectRedirect, visit } from '../helpers/visits.js'
@@ -11,8 +11,7 @@ describe('password-protected links', () => {
   let idB: number
 
   beforeAll(async () => {
-    t = await testApp()
-    pro = await t.makeUser({ plan: 'pro' })
+    [t, pro] = await appWith({ plan: 'pro' })
     idA = await addLink(pro, { url: 'https://example.com/secret-a?x=1', custom: 'secretA', password: 'open sesame' })
     idB = await addLink(pro, { url: 'https://example.com/secret-b', custom: 'secretB', password: 'open sesame' })
   })
@@ -135,10 +134,7 @@ describe('GET /:alias+ statistics page', () => {
   let t: TestApp
   let pro: TestUser
 
-  beforeAll(async () => {
-    t = await testApp()
-    pro = await t.makeUser({ plan: 'pro' })
-  })
+  beforeAll(async () => { [t, pro] = await appWith({ plan: 'pro' }) })
   afterAll(() => t.close())
 
   it('shows a public link the same figures as the API', async () => {

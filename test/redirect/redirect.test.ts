@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { eq } from 'drizzle-orm'
 import { clicks } from '../../src/db/schema/index.js'
-import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { appWith, testApp, type TestApp, type TestUser } from '../helpers/app.js'
 import { addLink, addV1Link, insertLink } from '../helpers/fixtures.js'
 import { clickRows, counters, expectPage, expectRedirect, visit } from '../helpers/visits.js'
 import { UA } from './user-agents.js'
@@ -10,10 +10,7 @@ describe('GET /:alias', () => {
   let t: TestApp
   let pro: TestUser
 
-  beforeAll(async () => {
-    t = await testApp()
-    pro = await t.makeUser({ plan: 'pro' })
-  })
+  beforeAll(async () => { [t, pro] = await appWith({ plan: 'pro' }) })
   afterAll(() => t.close())
 
   describe('direct links', () => {

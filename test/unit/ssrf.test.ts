@@ -2,18 +2,12 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { blockedReason, normaliseHost, safeFetch, SsrfError, type SafeFetchOptions } from '../../src/lib/ssrf.js'
+import { closeServer, listenLocally } from '../helpers/local-server.js'
+import { rejectionOf } from '../helpers/rejection.js'
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex')
 
-async function refusal(p: Promise<unknown>): Promise<SsrfError> {
-  try {
-    await p
-  } catch (err) {
-    if (err instanceof SsrfError) return err
-    throw err
-  }
-  throw new Error('expected an SsrfError, the fetch succeeded')
-}
+const refusal = (p: Promise<unknown>) => rejectionOf(p, SsrfError, 'expected an SsrfError, the fetch succeeded')
 
 describe('blockedReason: the CHECKLIST host table, as addresses', () => {
   it.each([
@@ -208,13 +202,9 @@ describe('safeFetch against a local server', () => {
           return res.end()
       }
     })
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    base = await listenLocally(server)
   })
-  afterAll(async () => {
-    server.closeAllConnections()
-    await new Promise((r) => server.close(r))
-  })
+  afterAll(() => closeServer(server))
 
   const local: SafeFetchOptions = { maxBytes: 2048, ports: 'any', allowLoopback: true, contentTypes: ['image/png', 'image/jpeg'] }
 
