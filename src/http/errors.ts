@@ -3,17 +3,43 @@ import { z } from 'zod'
 import { notFoundPage } from '../lib/html.js'
 
 /**
+ * Where a failure is: a field of the input (for links, a `LinkInput` key) and a path inside it
+ * (`{key: 'geo', path: [0, 'url']}`). Each interface names the field its own way (nameField), so
+ * the writer of the error does not need to know which interface called it.
+ */
+export interface FieldRef<K extends string = string> {
+  key: K
+  path?: (string | number)[]
+}
+
+/**
  * The one error type. Handlers throw it; errorHandler turns it into `{error: 1, message}`.
- * `fields` names the offending fields (v1 answers them as `errors`).
+ * `fields` names the offending fields as the caller sent them (v1 answers them as `errors`);
+ * `field` is set instead by services, whose message is then the bare complaint.
  */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
     readonly fields?: Record<string, string[]>,
+    readonly field?: FieldRef,
   ) {
     super(message)
   }
+}
+
+/** A service's complaint about one field of its input: `message` says what is wrong, not where. */
+export const fieldError = (status: number, field: FieldRef, message: string) => new ApiError(status, message, undefined, field)
+
+/**
+ * A service field error worded for one interface: "<name>: <message>", with `fields` keyed by that
+ * name. Any other error passes through unchanged.
+ */
+export function nameField(err: unknown, nameOf: (field: FieldRef) => string): unknown {
+  if (!(err instanceof ApiError) || !err.field) return err
+  const name = nameOf(err.field)
+  const message = `${name}: ${err.message}`
+  return new ApiError(err.status, message, { [name]: [message] })
 }
 
 export const badRequest = (message: string, field?: string) =>

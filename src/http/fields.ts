@@ -2,7 +2,8 @@ import { z } from 'zod'
 import { checkUrl } from '../lib/url.js'
 import { parseTimestamp } from './format.js'
 
-const MAX_ID = 2 ** 31 - 1
+/** Ids are Postgres `integer` columns: anything above this names no row (and would fail the query). */
+export const MAX_ID = 2 ** 31 - 1
 
 /** A path id: a positive integer below 2^31, else the path names no object (404 via zod.ts). */
 export const pathId = z
@@ -19,8 +20,9 @@ export const bodyId = (name: string) =>
     z.number({ message: `${name} must be an integer id.` }).int(`${name} must be an integer id.`).min(1, `${name} must be a positive id.`).max(MAX_ID, `${name} is not a known id.`),
   )
 
-const TRUE = new Set<unknown>([true, 1, '1', 'true'])
-const FALSE = new Set<unknown>([false, 0, '0', 'false'])
+/** The values read as a boolean in bodies and queries (DECISIONS §2): JSON, form and query spellings. */
+export const TRUE: ReadonlySet<unknown> = new Set<unknown>([true, 1, '1', 'true'])
+export const FALSE: ReadonlySet<unknown> = new Set<unknown>([false, 0, '0', 'false'])
 /** Booleans accept true/false, 1/0, "1"/"0", "true"/"false" (DECISIONS §2). */
 export const boolish = (name: string) =>
   z.any().transform((v, ctx) => {

@@ -11,6 +11,7 @@ import { addMonths } from '../../lib/time.js'
 import { findPlan, listPlans, planInput, presentPlan, savePlan } from './plans.js'
 import { apiKeyOf, apiKeysOf, createUser, findUser, findUserWithPlan, listUsers, presentUser } from './users.js'
 import { issueSsoUrl } from './sso.js'
+import { invalidateDomain, invalidateLinks } from '../redirect-cache.js'
 
 const subscribeParams = z.object({ planid: pathId, userid: pathId })
 const subscribeBody = z.object({
@@ -120,12 +121,10 @@ const admin: FastifyPluginAsync = async (app) => {
     return { error: 0, url: await issueSsoUrl(app.db, app.config.publicUrl, target.id, req.user.id) }
   })
 }
-/** Deleted links and domains must stop answering at once, on every instance (interfaces.md item 4). */
+/** Deleted links and domains must stop answering at once, on every instance. */
 async function forgetCached(app: FastifyInstance, linkIds: number[], domainIds: number[]) {
-  const cache = (app as unknown as { linkCache?: { invalidate(id: number): Promise<void>; invalidateDomain(id: number): Promise<void> } }).linkCache
-  if (!cache) return
-  for (const id of linkIds) await cache.invalidate(id).catch((err: unknown) => app.log.warn({ err, linkId: id }, 'link cache invalidation failed'))
-  for (const id of domainIds) await cache.invalidateDomain(id).catch((err: unknown) => app.log.warn({ err, domainId: id }, 'domain cache invalidation failed'))
+  await invalidateLinks(app, linkIds)
+  for (const id of domainIds) await invalidateDomain(app, id)
 }
 
 export default admin

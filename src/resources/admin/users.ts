@@ -3,6 +3,7 @@ import { and, asc, desc, eq, ilike, inArray, isNull, sql, type SQL } from 'drizz
 import { defaultPlan, effectivePlan, expireSubscriptions, onPaidPlan, planLapsedSql } from '../../accounts/effective-plan.js'
 import type { Plan, User } from '../../accounts/types.js'
 import type { Db, Tx } from '../../db/client.js'
+import { containsPattern } from '../../db/like.js'
 import { apiKeys, plans, users } from '../../db/schema/index.js'
 import { conflict, isUniqueViolation } from '../../http/errors.js'
 import { toTimestamp } from '../../http/format.js'
@@ -121,8 +122,6 @@ export interface UserFilter {
   offset: number
 }
 
-const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`)
-
 /** Admin list, newest first; `pro` = on a non-free plan that has not expired. */
 export async function listUsers(db: Db, f: UserFilter) {
   await expireSubscriptions(db)
@@ -131,7 +130,7 @@ export async function listUsers(db: Db, f: UserFilter) {
   if (f.filter === 'admin') where.push(eq(users.admin, true))
   if (f.filter === 'pro') where.push(proCondition)
   if (f.filter === 'free') where.push(sql`not coalesce(${proCondition}, false)`)
-  if (f.email) where.push(ilike(users.email, `%${likeEscape(f.email)}%`))
+  if (f.email) where.push(ilike(users.email, containsPattern(f.email)))
   return db
     .select({ user: users, plan: plans })
     .from(users)

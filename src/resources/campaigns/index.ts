@@ -6,7 +6,7 @@ import { notFound } from '../../http/errors.js'
 import { boolish, clearable, idParam, name, optional, pathId } from '../../http/fields.js'
 import { toDay } from '../../http/format.js'
 import { pageQuery, listResponse } from '../../http/pagination.js'
-import { invalidateLinks } from '../domains/cache.js'
+import { invalidateLinks } from '../redirect-cache.js'
 import { presentCampaign } from './present.js'
 import * as repo from './repo.js'
 

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify'
+import { MAX_ID } from '../../http/fields.js'
 import { html, notFoundPage, sendPage } from '../../lib/html.js'
-import { shortUrlOf } from '../links/present.js'
+import { shortUrlOf } from '../../lib/short-url.js'
 import * as repo from './repo.js'
 
 const PER_PAGE = 100
@@ -12,7 +13,7 @@ const campaignPages: FastifyPluginAsync = async (app) => {
   app.get<{ Params: { username: string; id: string }; Querystring: { page?: string } }>('/u/:username/:id', async (req, reply) => {
     const { username, id } = req.params
     const idNum = ID.test(id) ? Number(id) : 0
-    if (idNum < 1 || idNum >= 2 ** 31 || username.length > 64) return notFoundPage(reply)
+    if (idNum < 1 || idNum > MAX_ID || username.length > 64) return notFoundPage(reply)
     const found = await repo.findPublicCampaign(app.db, username, idNum)
     if (!found) return notFoundPage(reply)
     const pageParam = typeof req.query.page === 'string' && /^\d{1,6}$/.test(req.query.page) ? Number(req.query.page) : 1

@@ -1,5 +1,5 @@
 import { and, count, desc, eq, gt, isNull, or, sql } from 'drizzle-orm'
-import type { Db } from '../../db/client.js'
+import type { Db, Tx } from '../../db/client.js'
 import { campaigns, domains, links, users } from '../../db/schema/index.js'
 import { conflict, isUniqueViolation } from '../../http/errors.js'
 import { offsetOf, type PageQuery } from '../../http/pagination.js'
@@ -15,6 +15,11 @@ export async function listCampaigns(db: Db, ownerId: number, q: PageQuery) {
     db.select({ total: count() }).from(campaigns).where(where),
   ])
   return { rows, total }
+}
+
+export async function findOwnedCampaign(db: Db | Tx, ownerId: number, id: number): Promise<Campaign | undefined> {
+  const [row] = await db.select().from(campaigns).where(and(eq(campaigns.id, id), eq(campaigns.userId, ownerId)))
+  return row
 }
 
 export async function createCampaign(db: Db, ownerId: number, input: { name: string; slug: string | null; public: boolean }) {

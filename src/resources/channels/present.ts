@@ -1,6 +1,6 @@
 import type { Config } from '../../config.js'
 import { toDay } from '../../http/format.js'
-import { shortUrlOf } from '../links/present.js'
+import { shortUrlOf } from '../../lib/short-url.js'
 import type { Channel, ChannelItemRow } from './repo.js'
 
 export function presentChannel(c: Channel) {

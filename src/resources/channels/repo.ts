@@ -1,5 +1,5 @@
-import { and, count, desc, eq, isNotNull, or } from 'drizzle-orm'
-import type { Db } from '../../db/client.js'
+import { and, count, desc, eq, inArray, isNotNull, or } from 'drizzle-orm'
+import type { Db, Tx } from '../../db/client.js'
 import { channelItems, channels, domains, links, qrCodes, type ChannelItemType } from '../../db/schema/index.js'
 import { offsetOf, type PageQuery } from '../../http/pagination.js'
 
@@ -17,6 +17,16 @@ export async function listChannels(db: Db, ownerId: number, q: PageQuery) {
 export async function findOwnedChannel(db: Db, ownerId: number, id: number): Promise<Channel | undefined> {
   const [row] = await db.select().from(channels).where(and(eq(channels.id, id), eq(channels.userId, ownerId)))
   return row
+}
+
+/** Which of these ids are the caller's channels. */
+export async function findOwnedChannelIds(db: Db | Tx, ownerId: number, ids: number[]): Promise<Set<number>> {
+  if (!ids.length) return new Set()
+  const rows = await db
+    .select({ id: channels.id })
+    .from(channels)
+    .where(and(eq(channels.userId, ownerId), inArray(channels.id, ids)))
+  return new Set(rows.map((r) => r.id))
 }
 
 export interface ChannelFields {

@@ -7,7 +7,9 @@ import { badRequest, notFound } from '../../http/errors.js'
 import { clearable, idParam, optional, urlField } from '../../http/fields.js'
 import { pageQuery, listResponse } from '../../http/pagination.js'
 import { comparableHost } from '../../lib/url.js'
-import { invalidateDomain, invalidateLinks } from './cache.js'
+import { lockOwner } from '../../db/lock.js'
+import { invalidateDomain, invalidateLinks } from '../redirect-cache.js'
+import { forgetBrandedHosts } from './hosts.js'
 import { checkOrigin } from './origin.js'
 import { presentDomain } from './present.js'
 import * as repo from './repo.js'
@@ -48,7 +50,7 @@ const domainsPlugin: FastifyPluginAsync = async (app) => {
     refuseLoop('redirect404', redirect404, checked.hostname)
     requireFeature(req.user, 'domain')
     const domain = await app.db.transaction(async (tx) => {
-      await repo.lockOwner(tx, req.user.id)
+      await lockOwner(tx, req.user.id)
       if ((await repo.countDomains(tx, req.user.id)) >= 1) requireFeature(req.user, 'multiple')
       await requireCount(tx, req.user, 'domain', domains)
       return repo.insertDomain(tx, req.user.id, {
@@ -59,6 +61,7 @@ const domainsPlugin: FastifyPluginAsync = async (app) => {
       })
     })
     // the host may be cached as "not a branded domain" from an earlier visit
+    forgetBrandedHosts(app.db)
     await invalidateDomain(app, domain.id)
     return { error: 0, id: domain.id }
   })
@@ -82,6 +85,7 @@ const domainsPlugin: FastifyPluginAsync = async (app) => {
   r.delete('/api/domain/:id/delete', { schema: { params: idParam } }, async (req) => {
     const deleted = await repo.deleteDomain(app.db, req.user.id, req.params.id)
     if (!deleted) throw notFound('Domain not found.')
+    forgetBrandedHosts(app.db)
     await invalidateDomain(app, req.params.id)
     await invalidateLinks(app, deleted.movedLinkIds)
     const renamed = deleted.renamed.length

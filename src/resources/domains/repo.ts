@@ -1,18 +1,10 @@
 import { and, count, desc, eq, isNull, or, sql } from 'drizzle-orm'
 import type { Db, Tx } from '../../db/client.js'
-import { domains, links, users } from '../../db/schema/index.js'
+import { domains, links } from '../../db/schema/index.js'
 import { conflict, isUniqueViolation } from '../../http/errors.js'
 import { offsetOf, type PageQuery } from '../../http/pagination.js'
 
 export type Domain = typeof domains.$inferSelect
-
-/**
- * Serialises writes of one owner, so a plan count ("the 6th pixel") cannot be overrun by two
- * requests racing past the count check.
- */
-export async function lockOwner(tx: Tx, userId: number) {
-  await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('update')
-}
 
 export async function listDomains(db: Db, ownerId: number, q: PageQuery) {
   const where = eq(domains.userId, ownerId)
@@ -50,6 +42,12 @@ export async function insertDomain(tx: Tx, ownerId: number, input: NewDomain): P
 
 export async function findOwnedDomain(db: Db | Tx, ownerId: number, id: number): Promise<Domain | undefined> {
   const [row] = await db.select().from(domains).where(and(eq(domains.id, id), eq(domains.userId, ownerId)))
+  return row
+}
+
+/** The caller's domain answering on `host` (host[:port] as stored: lower-case, no trailing dot). */
+export async function findOwnedDomainByHost(db: Db | Tx, ownerId: number, host: string): Promise<Domain | undefined> {
+  const [row] = await db.select().from(domains).where(and(eq(domains.host, host), eq(domains.userId, ownerId)))
   return row
 }
 

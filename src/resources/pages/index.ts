@@ -7,8 +7,8 @@ import { requireCount } from '../../http/auth.js'
 import { badRequest, notFound } from '../../http/errors.js'
 import { description, hexColor, idParam, isBlank, name, optional, text, urlField } from '../../http/fields.js'
 import { pageQuery, listResponse } from '../../http/pagination.js'
-import { invalidateLinks } from '../domains/cache.js'
-import { lockOwner } from '../domains/repo.js'
+import { invalidateLinks } from '../redirect-cache.js'
+import { lockOwner } from '../../db/lock.js'
 import {
   DEFAULT_COUNTDOWN,
   DEFAULT_POSITION,

@@ -1,11 +1,11 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify'
 import formbody from '@fastify/formbody'
 import { z } from 'zod'
-import { email as emailField, text } from '../../http/fields.js'
+import { email as emailField, MAX_ID, text } from '../../http/fields.js'
 import { html, messagePage, notFoundPage, sendPage } from '../../lib/html.js'
 import { Throttle } from '../../lib/throttle.js'
 import { HOUR } from '../../lib/time.js'
-import { shortUrlOf } from '../links/present.js'
+import { shortUrlOf } from '../../lib/short-url.js'
 import type { OverlaySettings } from './present.js'
 import * as repo from './repo.js'
 
@@ -39,7 +39,7 @@ const overlayResponses: FastifyPluginAsync = async (app) => {
   app.post<{ Params: { pageId: string } }>('/_/overlay/:pageId', async (req, reply) => {
     const { pageId } = req.params
     const id = ID.test(pageId) ? Number(pageId) : 0
-    if (id < 1 || id >= 2 ** 31) return notFoundPage(reply)
+    if (id < 1 || id > MAX_ID) return notFoundPage(reply)
     // every attempt counts, valid or not, so a script cannot flood the owner's inbox or a poll
     const key = `${req.ip}|${id}`
     if (await throttle.blocked(key)) {

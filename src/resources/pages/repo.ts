@@ -24,6 +24,15 @@ export async function findOwnedPage(db: Db | Tx, ownerId: number, kind: PageKind
   return row
 }
 
+/** The caller's splash page or overlay: the two share one id sequence, so an id names one page. */
+export async function findOwnedPageOfAnyKind(db: Db | Tx, ownerId: number, id: number): Promise<Page | undefined> {
+  const [row] = await db
+    .select()
+    .from(pages)
+    .where(and(eq(pages.id, id), eq(pages.userId, ownerId)))
+  return row
+}
+
 /** Inside the caller's transaction (after the plan count check). */
 export async function insertPage(tx: Tx, ownerId: number, kind: PageKind, input: NewPage): Promise<Page> {
   const [row] = await tx.insert(pages).values({ ...input, userId: ownerId, kind }).returning()

@@ -1,4 +1,4 @@
-import { and, count, desc, eq } from 'drizzle-orm'
+import { and, count, desc, eq, inArray } from 'drizzle-orm'
 import type { Db, Tx } from '../../db/client.js'
 import { linkPixels, pixels, type PixelType } from '../../db/schema/index.js'
 import { offsetOf, type PageQuery } from '../../http/pagination.js'
@@ -25,6 +25,16 @@ export async function insertPixel(tx: Tx, ownerId: number, input: NewPixel): Pro
 export async function findOwnedPixel(db: Db, ownerId: number, id: number): Promise<Pixel | undefined> {
   const [row] = await db.select().from(pixels).where(and(eq(pixels.id, id), eq(pixels.userId, ownerId)))
   return row
+}
+
+/** Which of these ids are the caller's pixels. */
+export async function findOwnedPixelIds(db: Db | Tx, ownerId: number, ids: number[]): Promise<Set<number>> {
+  if (!ids.length) return new Set()
+  const rows = await db
+    .select({ id: pixels.id })
+    .from(pixels)
+    .where(and(eq(pixels.userId, ownerId), inArray(pixels.id, ids)))
+  return new Set(rows.map((r) => r.id))
 }
 
 export async function updatePixel(db: Db, ownerId: number, id: number, changes: { name?: string; tag: string }) {
