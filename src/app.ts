@@ -37,6 +37,9 @@ import { startRetentionJob } from './clicks/retention.js'
 import { LinkCache } from './redirect/cache.js'
 import campaignPages from './resources/campaigns/public.js'
 import overlayResponses from './resources/pages/public.js'
+import webhooks from './resources/webhooks/index.js'
+import { DeliveryWorker, type DeliveryOptions } from './resources/webhooks/deliver.js'
+import { clickEvents } from './resources/webhooks/clicks.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -56,6 +59,8 @@ export interface Deps {
   db: DbHandle
   /** where pino writes the logs (tests capture them); stdout otherwise */
   logStream: NodeJS.WritableStream
+  /** webhook delivery settings (tests: short backoff, fast polling) */
+  webhooks: Partial<DeliveryOptions>
 }
 
 export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promise<FastifyInstance> {
@@ -96,7 +101,7 @@ export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promis
 
   // The click pipeline and the redirect cache. Their onClose hook is added after the one above,
   // so it runs first: buffered clicks are written before the database closes.
-  app.decorate('clicks', createClickRecorder({ db: handle.db, visitorKey: app.keys.visitor, log: app.log, ping: () => handle.ping() }))
+  app.decorate('clicks', createClickRecorder({ db: handle.db, visitorKey: app.keys.visitor, log: app.log, ping: () => handle.ping(), onBatch: clickEvents(config.publicUrl) }))
   app.decorate('linkCache', new LinkCache({ db: handle.db, defaultHost: config.defaultHost, liveClicks: app.clicks.live, log: app.log, redis: app.redis }))
   await app.linkCache.start()
   const stopRetention = startRetentionJob(handle.db, app.log)
@@ -105,6 +110,10 @@ export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promis
     await app.linkCache.close()
     await app.clicks.close()
   })
+  // added after the clicks' hook, so it runs first: events the last click batch queues wait in the outbox for the next start
+  app.decorate('webhooks', new DeliveryWorker(handle.db, app.log, { allowPrivate: config.allowPrivateTargets, ...deps.webhooks }))
+  app.addHook('onReady', async () => app.webhooks.start())
+  app.addHook('onClose', async () => app.webhooks.close())
   app.addHook('onSend', async (req, reply, payload) => {
     reply.header('x-request-id', req.id)
     return payload
@@ -124,7 +133,7 @@ export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promis
     api.addHook('onRequest', authenticate)
     await api.register(async (management) => {
       await registerRateLimit(management, { max: config.rateLimit.max, sessionMax: config.rateLimit.dashboardMax, name: 'api' })
-      for (const plugin of [account, admin, domains, campaigns, channels, links, pixels, qr, pages, dashboardApi]) {
+      for (const plugin of [account, admin, domains, campaigns, channels, links, pixels, qr, pages, webhooks, dashboardApi]) {
         await management.register(plugin)
       }
     })

@@ -119,6 +119,8 @@ const env = z.object({
   ).default('info'),
   // request logs leave visitors' addresses out unless this is set (DECISIONS §10.7)
   LOG_IPS: flagEnv('LOG_IPS').default(false),
+  // server-side fetches (webhooks, QR logos…) may reach private and loopback addresses (DECISIONS §10.3)
+  ALLOW_PRIVATE_TARGETS: flagEnv('ALLOW_PRIVATE_TARGETS').default(false),
   // for clients written against installations that answer differently from SPEC.md (README)
   COMPAT_LIST_ERROR: lowerEnum('COMPAT_LIST_ERROR', ['string', 'number']).default('string'),
   COMPAT_V1: lowerEnum('COMPAT_V1', ['kurz', 'phpshort']).default('kurz'),
@@ -159,6 +161,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     redirect: { status: e.REDIRECT_STATUS as 301 | 302 | 307 | 308 },
     logLevel: e.LOG_LEVEL,
     logIps: e.LOG_IPS,
+    allowPrivateTargets: e.ALLOW_PRIVATE_TARGETS,
     compat: { listError: e.COMPAT_LIST_ERROR, v1: e.COMPAT_V1 },
   })
 }

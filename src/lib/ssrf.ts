@@ -31,6 +31,8 @@ export class SsrfError extends Error {
   constructor(
     readonly code: SsrfErrorCode,
     message: string,
+    /** the HTTP status answered, for http_status and too_many_redirects */
+    readonly status?: number,
   ) {
     super(message)
     this.name = 'SsrfError'
@@ -53,6 +55,11 @@ export interface SafeFetchOptions {
   headers?: Record<string, string>
   /** TESTS ONLY: treat loopback addresses (127/8, ::1) as public, so a local server can be reached */
   allowLoopback?: boolean
+  /** ALLOW_PRIVATE_TARGETS: also reach private, loopback, CGNAT and unique-local addresses (intranets) */
+  allowPrivate?: boolean
+  /** GET [default], or POST with `body` (webhook deliveries) */
+  method?: 'GET' | 'POST'
+  body?: string | Buffer
   /** resolver override (tests: a DNS answer with mixed addresses); default dns.lookup all */
   resolve?: (host: string) => Promise<{ address: string; family: number }[]>
 }
@@ -182,11 +189,13 @@ function v6Reason(a: string): string | null {
  * Why an IP address (v4 or v6 text, brackets allowed) must not be contacted, or null when it is a
  * public unicast address.
  */
-export function blockedReason(address: string, opts: { allowLoopback?: boolean } = {}): string | null {
+export function blockedReason(address: string, opts: { allowLoopback?: boolean; allowPrivate?: boolean } = {}): string | null {
   const a = address.replace(/^\[|\]$/g, '')
   const family = isIP(a)
   const why = family === 4 ? v4Reason(a) : family === 6 ? v6Reason(a) : 'not an IP address'
-  if (why && opts.allowLoopback && /loopback$/.test(why)) return null
+  if (why && (opts.allowLoopback || opts.allowPrivate) && /loopback$/.test(why)) return null
+  // the operator's intranet switch still keeps link-local (cloud metadata), multicast and reserved out
+  if (why && opts.allowPrivate && /^(?:IPv4-mapped )?(?:private|carrier-grade NAT)/.test(why)) return null
   return why
 }
 
@@ -271,7 +280,7 @@ function requestOnce(t: Target, o: SafeFetchOptions, signal: AbortSignal, wantBo
         servername: isIP(t.host) ? undefined : t.host,
         port: t.url.port || undefined,
         path: `${t.url.pathname}${t.url.search}`,
-        method: 'GET',
+        method: o.method ?? 'GET',
         lookup: pinnedLookup(t),
         agent: false,
         signal,
@@ -282,6 +291,7 @@ function requestOnce(t: Target, o: SafeFetchOptions, signal: AbortSignal, wantBo
           // no compression: the size cap is on the bytes we keep, and decoders are an attack surface
           'accept-encoding': 'identity',
           host: t.url.host,
+          ...(o.body !== undefined ? { 'content-length': String(Buffer.byteLength(o.body)) } : {}),
         },
       },
       (res) => {
@@ -317,7 +327,7 @@ function requestOnce(t: Target, o: SafeFetchOptions, signal: AbortSignal, wantBo
       },
     )
     req.on('error', (err) => reject(err))
-    req.end()
+    req.end(o.body)
   })
 }
 
@@ -349,7 +359,7 @@ export async function safeFetch(input: string, o: SafeFetchOptions): Promise<Saf
       const target: Target = await Promise.race([resolveTarget(current, o), deadline])
       const res: Hop = await Promise.race([
         requestOnce(target, o, controller.signal, (status, contentType, length) => {
-          if (status < 200 || status >= 300) throw new SsrfError('http_status', `answered with HTTP status ${status}`)
+          if (status < 200 || status >= 300) throw new SsrfError('http_status', `answered with HTTP status ${status}`, status)
           if (o.contentTypes && !o.contentTypes.includes(contentType)) {
             throw new SsrfError('bad_type', `answered with content type ${contentType ? `"${contentType.slice(0, 100)}"` : '(none)'}, which is not accepted`)
           }
@@ -358,7 +368,9 @@ export async function safeFetch(input: string, o: SafeFetchOptions): Promise<Saf
         deadline,
       ])
       if (res.location !== undefined) {
-        if (hop >= maxRedirects) throw new SsrfError('too_many_redirects', `redirected more than ${maxRedirects} times`)
+        if (hop >= maxRedirects) {
+          throw new SsrfError('too_many_redirects', maxRedirects ? `redirected more than ${maxRedirects} times` : `answered with a redirect (${res.status}), which is not followed`, res.status)
+        }
         try {
           current = new URL(res.location, target.url)
         } catch {

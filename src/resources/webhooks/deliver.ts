@@ -1,0 +1,242 @@
+import { createHmac } from 'node:crypto'
+import type { FastifyBaseLogger } from 'fastify'
+import { sql } from 'drizzle-orm'
+import type { Db } from '../../db/client.js'
+import { toTimestamp } from '../../http/format.js'
+import { safeFetch, SsrfError } from '../../lib/ssrf.js'
+
+/*
+ * The delivery worker. Any number of instances may run it against one database: a due row is
+ * claimed with FOR UPDATE SKIP LOCKED and leased (its next_attempt_at moves past the send's
+ * deadline), so no two instances send the same delivery, and a crashed instance's claims come due
+ * again when their lease ends. It runs on its own timer and never touches the request path.
+ */
+
+export interface DeliveryOptions {
+  /** wait before each retry; after the last one a delivery is failed (DECISIONS §10.3) */
+  backoffMs: number[]
+  /** sends in flight at once, per instance */
+  concurrency: number
+  /** how often due rows are looked for when idle */
+  pollMs: number
+  timeoutMs: number
+  /** how long a claim is held; longer than timeoutMs, so a live send is never claimed twice */
+  leaseMs: number
+  /** a webhook whose deliveries fail for this long without a success is disabled */
+  disableAfterMs: number
+  /** delivered and failed rows are kept this long for the owner to read */
+  keepMs: number
+  /** ALLOW_PRIVATE_TARGETS */
+  allowPrivate: boolean
+}
+
+const MINUTE = 60_000
+const HOUR = 60 * MINUTE
+export const DEFAULT_DELIVERY: DeliveryOptions = {
+  backoffMs: [10_000, MINUTE, 10 * MINUTE, HOUR, 6 * HOUR, 24 * HOUR],
+  concurrency: 16,
+  pollMs: 1_000,
+  timeoutMs: 5_000,
+  leaseMs: 60_000,
+  disableAfterMs: 72 * HOUR,
+  keepMs: 30 * 24 * HOUR,
+  allowPrivate: false,
+}
+
+interface Claimed {
+  id: number
+  webhook_id: number
+  event: string
+  data: string
+  attempts: number
+  manual: boolean
+  created_at: string | Date
+  url: string
+  secret: string
+  enabled: boolean
+}
+
+export interface DeliveryStats {
+  delivered: number
+  failedAttempts: number
+  inFlight: number
+}
+
+const rowsOf = <T>(result: unknown): T[] => (result as { rows: T[] }).rows
+
+/** `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` (DECISIONS §10.3). */
+export function signature(secret: string, body: string, t = Math.floor(Date.now() / 1000)): string {
+  return `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')}`
+}
+
+/** The body as sent: `data` is spliced in as stored, so its bytes are the ones written with the change. */
+export function deliveryBody(d: { id: number; event: string; created_at: string | Date; data: string }): string {
+  return `{"id":${Number(d.id)},"event":${JSON.stringify(d.event)},"date":${JSON.stringify(toTimestamp(new Date(d.created_at)))},"data":${d.data}}`
+}
+
+export class DeliveryWorker {
+  private readonly opts: DeliveryOptions
+  private timer: NodeJS.Timeout | null = null
+  private pumping: Promise<void> | null = null
+  private readonly inFlight = new Set<Promise<void>>()
+  private closed = false
+  private lastPrune = 0
+  private readonly counters = { delivered: 0, failedAttempts: 0 }
+
+  constructor(
+    private readonly db: Db,
+    private readonly log: FastifyBaseLogger,
+    opts: Partial<DeliveryOptions> = {},
+  ) {
+    this.opts = { ...DEFAULT_DELIVERY, ...opts }
+  }
+
+  start(): void {
+    if (this.timer || this.closed) return
+    this.timer = setInterval(() => void this.kick(), this.opts.pollMs)
+    this.timer.unref()
+    void this.kick()
+  }
+
+  stats(): DeliveryStats {
+    return { ...this.counters, inFlight: this.inFlight.size }
+  }
+
+  /** Looks for due deliveries now (after a write that queued some, or on the timer). */
+  kick(): Promise<void> {
+    if (this.closed) return Promise.resolve()
+    this.pumping ??= this.pump().finally(() => (this.pumping = null))
+    return this.pumping
+  }
+
+  /** Sends everything due now and waits for those sends to settle (tests, shutdown). */
+  async drain(): Promise<void> {
+    await this.kick()
+    while (this.inFlight.size > 0) {
+      await Promise.all([...this.inFlight])
+      await this.kick()
+    }
+  }
+
+  /** Stops claiming and waits for the sends in flight to be recorded; the database must still be open. */
+  async close(): Promise<void> {
+    this.closed = true
+    if (this.timer) clearInterval(this.timer)
+    this.timer = null
+    await this.pumping
+    await Promise.all([...this.inFlight])
+  }
+
+  private async pump(): Promise<void> {
+    try {
+      while (!this.closed) {
+        const room = this.opts.concurrency - this.inFlight.size
+        if (room <= 0) {
+          await Promise.race(this.inFlight)
+          continue
+        }
+        const claimed = await this.claim(room)
+        for (const d of claimed) {
+          const p: Promise<void> = this.send(d).finally(() => this.inFlight.delete(p))
+          this.inFlight.add(p)
+        }
+        if (claimed.length < room) break
+      }
+      if (Date.now() - this.lastPrune > HOUR) await this.prune()
+    } catch (err) {
+      this.log.warn({ err }, 'webhook deliveries: claiming failed; retrying on the next poll')
+    }
+  }
+
+  private async claim(n: number): Promise<Claimed[]> {
+    const r = await this.db.execute(sql`update webhook_deliveries d
+        set next_attempt_at = now() + ${`${this.opts.leaseMs} milliseconds`}::interval
+      from webhooks w
+      where w.id = d.webhook_id and d.id in (
+        select id from webhook_deliveries
+        where status = 'pending' and next_attempt_at <= now()
+        order by next_attempt_at, id
+        limit ${n}
+        for update skip locked)
+      returning d.id, d.webhook_id, d.event, d.data, d.attempts, d.manual, d.created_at, w.url, w.secret, w.enabled`)
+    return rowsOf<Claimed>(r)
+  }
+
+  private async send(d: Claimed): Promise<void> {
+    if (!d.enabled) {
+      await this.settle(d, { ok: false, status: null, error: 'the webhook is disabled' }, false)
+      return
+    }
+    const body = deliveryBody(d)
+    let outcome: { ok: boolean; status: number | null; error: string | null }
+    try {
+      const res = await safeFetch(d.url, {
+        method: 'POST',
+        body,
+        maxBytes: 1024 * 1024,
+        timeoutMs: this.opts.timeoutMs,
+        maxRedirects: 0,
+        // receivers listen where their owner chose; the address check is what keeps them public
+        ports: 'any',
+        allowPrivate: this.opts.allowPrivate,
+        headers: {
+          'user-agent': 'Kurz-Webhooks/1.0',
+          'content-type': 'application/json',
+          'kurz-event': d.event,
+          'kurz-delivery': String(d.id),
+          'kurz-signature': signature(d.secret, body),
+        },
+      })
+      outcome = { ok: true, status: res.status, error: null }
+    } catch (err) {
+      const e = err instanceof SsrfError ? err : new SsrfError('network', 'could not be reached')
+      outcome = { ok: false, status: e.status ?? null, error: `${d.url.slice(0, 200)} ${e.message}` }
+    }
+    try {
+      await this.settle(d, outcome, true)
+    } catch (err) {
+      // the lease runs out and the delivery comes due again: sent twice rather than never
+      this.log.warn({ err, delivery: d.id }, 'webhook delivery sent but its result could not be stored')
+    }
+  }
+
+  private async settle(d: Claimed, o: { ok: boolean; status: number | null; error: string | null }, attempted: boolean): Promise<void> {
+    const attempts = d.attempts + (attempted ? 1 : 0)
+    if (o.ok) {
+      this.counters.delivered++
+      await this.db.transaction(async (tx) => {
+        await tx.execute(sql`update webhook_deliveries set status = 'delivered', attempts = ${attempts}, response_status = ${o.status},
+            error = null, delivered_at = now(), manual = false where id = ${d.id}`)
+        await tx.execute(sql`update webhooks set failing_since = null where id = ${d.webhook_id} and failing_since is not null`)
+      })
+      return
+    }
+    if (attempted) this.counters.failedAttempts++
+    const wait = this.opts.backoffMs[attempts - 1]
+    const final = !attempted || d.manual || wait === undefined
+    const due = final ? null : new Date(Date.now() + Math.round(wait * (0.9 + Math.random() * 0.2)))
+    await this.db.transaction(async (tx) => {
+      await tx.execute(sql`update webhook_deliveries set status = ${final ? 'failed' : 'pending'}, attempts = ${attempts},
+          response_status = ${o.status}, error = ${o.error}, manual = false,
+          next_attempt_at = ${due ? due.toISOString() : sql`now()`} where id = ${d.id}`)
+      if (!attempted) return
+      const [w] = rowsOf<{ failing_since: string | Date }>(
+        await tx.execute(sql`update webhooks set failing_since = coalesce(failing_since, now()) where id = ${d.webhook_id} returning failing_since`),
+      )
+      if (w && Date.now() - new Date(w.failing_since).getTime() >= this.opts.disableAfterMs) {
+        const reason = `Disabled on ${toTimestamp(new Date())} UTC: every delivery failed for ${Math.round(this.opts.disableAfterMs / HOUR)} hours in a row (last: ${o.error}). Fix the receiver, then update the webhook with enabled: true.`
+        await tx.execute(sql`update webhooks set enabled = false, disabled_reason = ${reason} where id = ${d.webhook_id} and enabled`)
+        await tx.execute(sql`update webhook_deliveries set status = 'failed', next_attempt_at = now(),
+            error = case when id = ${d.id} then error else 'the webhook was disabled' end
+            where webhook_id = ${d.webhook_id} and status = 'pending'`)
+        this.log.warn({ webhook: d.webhook_id }, 'webhook disabled after failing for days')
+      }
+    })
+  }
+
+  private async prune(): Promise<void> {
+    this.lastPrune = Date.now()
+    const before = new Date(Date.now() - this.opts.keepMs).toISOString()
+    await this.db.execute(sql`delete from webhook_deliveries where status <> 'pending' and created_at < ${before}`)
+  }
+}
