@@ -13,8 +13,6 @@ const LINK_TTL = 5 * 60_000
 const HOST_TTL = 5 * 60_000
 /** an unknown host is remembered briefly, so a newly added domain starts answering within seconds */
 const UNKNOWN_HOST_TTL = 5_000
-/** the set of every branded host (self-loop check of link writes); dropped by any domain invalidation */
-const HOST_SET_TTL = 5_000
 
 /**
  * A request's Host as branded domains are stored (`domains.host`): lower-case, no trailing dot,
@@ -50,7 +48,6 @@ export class LinkCache {
   private readonly keyById = new Map<number, string>()
   private readonly hosts = new LRUCache<string, ServeDomain | false>({ max: 10_000, ttl: HOST_TTL })
   private readonly loading = new Map<string, Promise<ServeLink | null>>()
-  private hostSet: { at: number; set: ReadonlySet<string> } | null = null
   /** bumped by every invalidation: a load that raced one is served but not cached */
   private generation = 0
   private readonly bus: InvalidationBus
@@ -70,21 +67,6 @@ export class LinkCache {
 
   close(): Promise<void> {
     return this.bus.close()
-  }
-
-  /**
-   * Every branded host of the service (whoever owns it), each through `comparable`, for the
-   * self-loop check of link writes: loaded with `load` and kept until a domain invalidation (local
-   * or from another instance) or at most HOST_SET_TTL.
-   */
-  async brandedHosts(load: () => Promise<string[]>, comparable: (host: string) => string): Promise<ReadonlySet<string>> {
-    const cached = this.hostSet
-    if (cached && Date.now() - cached.at < HOST_SET_TTL) return cached.set
-    const generation = this.generation
-    const set = new Set((await load()).map(comparable))
-    // a load that raced an invalidation is used once but not kept
-    if (generation === this.generation) this.hostSet = { at: Date.now(), set }
-    return set
   }
 
   /** After any update or delete of a link. */
@@ -185,7 +167,6 @@ export class LinkCache {
 
   private dropDomain(domainId: number) {
     this.generation++
-    this.hostSet = null
     for (const [host, d] of this.hosts.entries()) if (d === false || d.id === domainId) this.hosts.delete(host)
     for (const [key, link] of this.links.entries()) if (link.domainId === domainId) this.links.delete(key)
     const prefix = `${domainId}|`
@@ -194,7 +175,6 @@ export class LinkCache {
 
   private clear() {
     this.generation++
-    this.hostSet = null
     this.links.clear()
     this.keyById.clear()
     this.hosts.clear()

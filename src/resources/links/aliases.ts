@@ -14,11 +14,11 @@ const RESERVED = new Set<string>(RESERVED_ALIASES)
 
 export const ALIAS_PATTERN = /^[A-Za-z0-9_-]{3,64}$/
 
-/** Why a custom alias is refused, or null when it is acceptable. The message names the field. */
-export function aliasProblem(alias: string, field = 'custom'): string | null {
-  if (alias.endsWith('+')) return `${field}: an alias cannot end with "+" (that path is the link's statistics page).`
-  if (RESERVED.has(alias.toLowerCase())) return `${field}: "${alias}" is reserved by the service; choose another alias.`
-  if (!ALIAS_PATTERN.test(alias)) return `${field}: must be 3 to 64 letters, digits, dashes or underscores.`
+/** Why a custom alias is refused (each door puts its own field name in front), or null when it is acceptable. */
+export function aliasProblem(alias: string): string | null {
+  if (alias.endsWith('+')) return `an alias cannot end with "+" (that path is the link's statistics page).`
+  if (RESERVED.has(alias.toLowerCase())) return `"${alias}" is reserved by the service; choose another alias.`
+  if (!ALIAS_PATTERN.test(alias)) return 'must be 3 to 64 letters, digits, dashes or underscores.'
   return null
 }
 

@@ -2,13 +2,21 @@ import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import type { ZodTypeProvider } from '../../http/zod.js'
 import type { AuthUser } from '../../http/auth.js'
 import { idParam } from '../../http/fields.js'
-import { notFound, zodToApiError } from '../../http/errors.js'
+import { nameField, notFound, zodToApiError } from '../../http/errors.js'
 import { listResponse } from '../../http/pagination.js'
 import { linkStats } from '../../clicks/stats.js'
-import { createBody, detailQuery, listQuery, toLinkInput, updateBody, urlsQuery } from './schemas.js'
-import { createLink, deleteLink, updateLink } from './create.js'
+import { createBody, detailQuery, listQuery, managementName, toLinkInput, updateBody, urlsQuery } from './schemas.js'
+import { createLink } from './create.js'
+import { deleteLink } from './delete.js'
+import { updateLink } from './update.js'
 import * as repo from './repo.js'
-import { presentLinkDetails, presentLinkListItem, shortUrlOf } from './present.js'
+import { shortUrlOf } from '../../lib/short-url.js'
+import { presentLinkDetails, presentLinkListItem } from './present.js'
+
+/** The write service names fields by LinkInput key; this interface's callers know them by its body's names. */
+const named = (err: unknown) => {
+  throw nameField(err, managementName)
+}
 
 /** SPEC.md single link form: `{id, details, data}` (the caller adds `error`). */
 async function singleForm(app: FastifyInstance, link: repo.Link, full = false) {
@@ -68,14 +76,14 @@ const links: FastifyPluginAsync = async (app) => {
 
   // POST /api/url/add – shorten a URL
   r.post('/api/url/add', { schema: { body: createBody } }, async (req) => {
-    const link = await createLink(app, req.user, toLinkInput(req.body))
+    const link = await createLink(app, req.user, toLinkInput(req.body)).catch(named)
     const short = shortUrlOf(app.config, link, await repo.findDomain(app.db, link.domainId))
     return { error: 0, id: link.id, shorturl: short, short }
   })
 
   // PUT /api/url/:id/update – change the fields sent, keep the others
   r.put('/api/url/:id/update', { schema: { params: idParam, body: updateBody } }, async (req) => {
-    const link = await updateLink(app, req.user, req.params.id, toLinkInput(req.body))
+    const link = await updateLink(app, req.user, req.params.id, toLinkInput(req.body)).catch(named)
     return { error: 0, id: link.id, short: shortUrlOf(app.config, link, await repo.findDomain(app.db, link.domainId)) }
   })
 

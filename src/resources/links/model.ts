@@ -1,20 +1,34 @@
-import type { DeepLink, LinkParameter, LinkType } from '../../db/schema/index.js'
+import type { DeepLink, LinkParameter, LinkType, TargetKind } from '../../db/schema/index.js'
+import type { FieldRef } from '../../http/errors.js'
+import { normalizeCountry, normalizeDevice, normalizeLanguage } from '../../lib/targets.js'
 
-/** One target as stored: `key` as the caller sent it, `url` where matching visitors go. */
+/**
+ * One target as stored: `key` as the caller sent it, `match` its normalised form the redirect
+ * compares visitors against (null for rotation), `url` where matching visitors go.
+ */
 export interface TargetInput {
   key: string | null
+  match: string | null
   url: string
 }
 
+/** The matching form of a target key; null when it names no known country, device or language. */
+export function targetMatch(kind: Exclude<TargetKind, 'rotation'>, key: string): string | null {
+  if (kind === 'geo') return normalizeCountry(key)
+  if (kind === 'device') return normalizeDevice(key)
+  return normalizeLanguage(key)
+}
+
 /**
- * The one internal shape of a link write. Both interfaces (management JSON and v1 form) translate
- * their bodies into this and call the same create/update service, so a link written through one
- * reads back identically through the other.
+ * The one internal shape of a link write. Every door (management JSON, v1 form/JSON) validates
+ * its body once into this and calls the same create/update service, so a link written through one
+ * reads back identically through the other, and the service only checks what needs the database.
+ * A LinkInput is therefore already valid in itself: URLs pass the URL rule, lengths and ranges
+ * hold, target keys are matched, id lists are free of duplicates.
  *
  * On update, `undefined` means "keep", `null` means "clear". On create, `null` is the same as absent.
- * Errors thrown by the service name fields by the keys of this type's management-interface names
- * (`url`, `custom`, `domain`, `channel`, `campaign`, `pixels`, `type`, ...); v1 maps them back to
- * its own field names.
+ * Errors of the service carry `field: {key: keyof LinkInput, path}`; each door names the field as
+ * its callers know it.
  */
 export interface LinkInput {
   url?: string
@@ -55,3 +69,6 @@ export interface LinkInput {
   channelIds?: number[] | null
   campaignId?: number | null
 }
+
+/** Where a service error about a link input is. */
+export type LinkField = FieldRef<keyof LinkInput>

@@ -1,12 +1,8 @@
 import type { Config } from '../../config.js'
 import { PRIVACY } from '../../db/schema/index.js'
 import { toTimestamp } from '../../http/format.js'
+import { shortUrlOf } from '../../lib/short-url.js'
 import { targetsOf, type Domain, type Link, type LinkRelations } from './repo.js'
-
-/** Scheme + host of the link's branded domain, else PUBLIC_URL, then `/` + alias. */
-export function shortUrlOf(config: Pick<Config, 'publicUrl'>, link: Pick<Link, 'alias'>, domain: Pick<Domain, 'domain'> | null): string {
-  return `${domain ? domain.domain.replace(/\/+$/, '') : config.publicUrl}/${link.alias}`
-}
 
 /** SPEC.md "Link, list form". */
 export function presentLinkListItem(config: Config, link: Link, domain: Domain | null) {

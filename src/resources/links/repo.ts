@@ -1,6 +1,7 @@
 import { and, asc, count, desc, eq, ilike, inArray, isNull, or, sql, type SQL } from 'drizzle-orm'
 import type { Db, Tx } from '../../db/client.js'
 import { channelItems, domains, linkPixels, links, linkTargets, type TargetKind } from '../../db/schema/index.js'
+import { containsPattern } from '../../db/like.js'
 import { offsetOf, type PageQuery } from '../../http/pagination.js'
 
 export type Link = typeof links.$inferSelect
@@ -21,13 +22,11 @@ export interface LinkListQuery extends PageQuery {
   q?: string
 }
 
-const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`)
-
 /** A page of the caller's links with their branded domain; `q` matches literally, ignoring case. */
 export async function listLinks(db: Db, userId: number, query: LinkListQuery) {
   const conditions: SQL[] = [eq(links.userId, userId)]
   if (query.q) {
-    const pattern = `%${likeEscape(query.q)}%`
+    const pattern = containsPattern(query.q)
     conditions.push(
       or(ilike(links.alias, pattern), ilike(links.url, pattern), ilike(links.title, pattern), ilike(links.description, pattern))!,
     )
@@ -105,8 +104,37 @@ export async function targetKinds(db: Db | Tx, linkId: number): Promise<Set<Targ
   return new Set(rows.map((r) => r.kind))
 }
 
+/** The caller's link, locked until the transaction ends: an update reads and writes it without a race. */
+export async function lockOwnedLink(tx: Tx, userId: number, id: number): Promise<Link | undefined> {
+  const [row] = await tx
+    .select()
+    .from(links)
+    .where(and(eq(links.id, id), eq(links.userId, userId)))
+    .for('update')
+  return row
+}
+
+export async function countLinks(db: Db | Tx, userId: number): Promise<number> {
+  const [{ n }] = await db.select({ n: count() }).from(links).where(eq(links.userId, userId))
+  return n
+}
+
+/** One kind of a link's targets, in their order. */
+export async function targetsOfKind(db: Db | Tx, linkId: number, kind: TargetKind): Promise<{ key: string | null; url: string }[]> {
+  return db
+    .select({ key: linkTargets.key, url: linkTargets.url })
+    .from(linkTargets)
+    .where(and(eq(linkTargets.linkId, linkId), eq(linkTargets.kind, kind)))
+    .orderBy(linkTargets.position)
+}
+
+export async function pixelIdsOf(db: Db | Tx, linkId: number): Promise<number[]> {
+  const rows = await db.select({ id: linkPixels.pixelId }).from(linkPixels).where(eq(linkPixels.linkId, linkId))
+  return rows.map((r) => r.id)
+}
+
 /** Channel items are polymorphic (no FK), so a deleted link's rows go in the same transaction. */
-export async function deleteChannelItemsOf(tx: Tx, linkIds: number[]) {
+export async function deleteChannelItemsOf(tx: Db | Tx, linkIds: number[]) {
   if (!linkIds.length) return
   await tx.delete(channelItems).where(and(eq(channelItems.itemType, 'links'), inArray(channelItems.itemId, linkIds)))
 }

@@ -1,15 +1,18 @@
 import { z } from 'zod'
-import { bodyId, boolish, clearable, optional } from '../../http/fields.js'
-import { parseTimestamp } from '../../http/format.js'
+import type { FieldRef } from '../../http/errors.js'
+import { bodyId, boolish, clearable, MAX_ID, optional } from '../../http/fields.js'
+import { parseTimestamp, toTimestamp } from '../../http/format.js'
 import { pageQuery } from '../../http/pagination.js'
 import { checkUrl } from '../../lib/url.js'
-import { PRIVACY, type LinkType } from '../../db/schema/index.js'
-import type { LinkInput, TargetInput } from './model.js'
+import { PRIVACY, type LinkType, type TargetKind } from '../../db/schema/index.js'
+import { aliasProblem } from './aliases.js'
+import { targetMatch, type LinkInput, type TargetInput } from './model.js'
 
 /*
  * Bodies of the management interface's link endpoints (SPEC.md "Links", DECISIONS §2 and §4).
- * These check JSON types and lengths and translate the body into LinkInput; the rules that need
- * the database (ownership, aliases taken, plan switches, self-loops) are the service's (create.ts).
+ * This is the management door's one validation of a link body: everything that needs no database
+ * is checked here and the body becomes a LinkInput; the rules that need the database (ownership,
+ * aliases taken, plan switches, self-loops) are the write service's (create.ts, update.ts).
  * Messages omit the field name: zodToApiError prefixes the path ("geotarget.0.link: ...").
  */
 
@@ -49,6 +52,20 @@ const timestamp = z.string({ error: 'must be a string like 2030-12-31 23:59:59.'
   return z.NEVER
 })
 
+/** A new link cannot start out expired; an update may end a link now by moving its end back. */
+const futureTimestamp = timestamp.transform((d, ctx) => {
+  if (d.getTime() > Date.now()) return d
+  ctx.addIssue({ code: 'custom', message: `must be in the future (it is now ${toTimestamp(new Date())} UTC).` })
+  return z.NEVER
+})
+
+const alias = str(255).transform((v, ctx) => {
+  const problem = aliasProblem(v)
+  if (!problem) return v
+  ctx.addIssue({ code: 'custom', message: problem })
+  return z.NEVER
+})
+
 type TypeValue = { type?: LinkType; pageId?: number }
 
 /** `direct`, `frame`, `splash`, or a splash page / overlay id: `12`, `splash-12`, `overlay-12`. */
@@ -57,21 +74,49 @@ const typeValue = z.union([z.string(), z.number()], { error: 'must be a string.'
   if (v === 'direct' || v === 'frame' || v === 'splash') return { type: v }
   const m = /^(?:(splash|overlay)-)?(\d{1,10})$/.exec(v)
   const id = m ? Number(m[2]) : 0
-  if (m && id >= 1 && id < 2 ** 31) {
+  if (m && id >= 1 && id <= MAX_ID) {
     return m[1] === 'splash' ? { type: 'splash-page', pageId: id } : m[1] === 'overlay' ? { type: 'overlay', pageId: id } : { pageId: id }
   }
   ctx.addIssue({ code: 'custom', message: 'must be direct, frame, splash, or the id of one of your splash pages or overlays.' })
   return z.NEVER
 })
 
-const targets = (keyName: string, maxKey: number) =>
+const KEY_HINT: Record<Exclude<TargetKind, 'rotation'>, string> = {
+  geo: 'is not a known country: use an ISO 3166-1 alpha-2 code such as US, or an English country name.',
+  device: 'is not a known device: use one of iPhone, iPad, Android, Windows Phone, Windows, Mac, Linux, Chrome OS, BlackBerry.',
+  language: 'is not a known language: use an ISO 639-1 code such as en or fr.',
+}
+
+/** `[{location, link}]` and the like: each key matched (lib/targets.ts), each match listed once. */
+const targets = (kind: Exclude<TargetKind, 'rotation'>, keyName: string, maxKey: number) =>
   z
     .array(
       z.object({ [keyName]: str(maxKey), link: url() }, { error: `each entry must be an object {${keyName}, link}.` }),
       { error: `must be a list of {${keyName}, link} objects.` },
     )
     .max(MAX_LIST, `must have at most ${MAX_LIST} entries.`)
-    .transform((list): TargetInput[] => list.map((t) => ({ key: (t as Record<string, string>)[keyName], url: (t as Record<string, string>).link })))
+    .transform((list, ctx): TargetInput[] => {
+      const seen = new Set<string>()
+      const out: TargetInput[] = []
+      for (const [i, t] of (list as Record<string, string>[]).entries()) {
+        const key = t[keyName].trim()
+        const match = key ? targetMatch(kind, key) : null
+        const problem = !key
+          ? `every entry needs a ${keyName}.`
+          : !match
+            ? `"${key.slice(0, 100)}" ${KEY_HINT[kind]}`
+            : seen.has(match)
+              ? `"${key.slice(0, 100)}" is listed twice.`
+              : null
+        if (problem) {
+          ctx.addIssue({ code: 'custom', path: [i], message: problem })
+          continue
+        }
+        seen.add(match!)
+        out.push({ key, match, url: t.link })
+      }
+      return out
+    })
 
 /** `{name, value}`, or `{device, link}` as in the original product's samples. */
 const parameters = z
@@ -95,18 +140,21 @@ const deeplink = z.object(
   { error: 'must be an object {auto, apple, google}.' },
 )
 
-const pixelIds = z.array(bodyId('pixels'), { error: 'must be a list of pixel ids.' }).max(MAX_LIST, `must list at most ${MAX_LIST} pixels.`)
+const pixelIds = z
+  .array(bodyId('pixels'), { error: 'must be a list of pixel ids.' })
+  .max(MAX_LIST, `must list at most ${MAX_LIST} pixels.`)
+  .transform((ids) => [...new Set(ids)])
 
 export const createBody = z.object({
   url: url(),
-  custom: optional(str(255)),
+  custom: optional(alias),
   type: optional(typeValue),
   password: optional(str(1024)),
   domain: optional(str(2048)),
-  expiry: optional(timestamp),
-  geotarget: optional(targets('location', 255)),
-  devicetarget: optional(targets('device', 64)),
-  languagetarget: optional(targets('language', 64)),
+  expiry: optional(futureTimestamp),
+  geotarget: optional(targets('geo', 'location', 255)),
+  devicetarget: optional(targets('device', 'device', 64)),
+  languagetarget: optional(targets('language', 'language', 64)),
   metatitle: optional(text(255)),
   metadescription: optional(text(2000)),
   metaimage: optional(imageUrl),
@@ -128,14 +176,14 @@ export type CreateBody = z.output<typeof createBody>
  */
 export const updateBody = z.object({
   url: url(),
-  custom: optional(str(255)),
+  custom: optional(alias),
   type: clearable(typeValue),
   password: clearable(str(1024)),
   domain: optional(str(2048)),
   expiry: clearable(timestamp),
-  geotarget: clearable(targets('location', 255)),
-  devicetarget: clearable(targets('device', 64)),
-  languagetarget: clearable(targets('language', 64)),
+  geotarget: clearable(targets('geo', 'location', 255)),
+  devicetarget: clearable(targets('device', 'device', 64)),
+  languagetarget: clearable(targets('language', 'language', 64)),
   metatitle: clearable(text(255)),
   metadescription: clearable(text(2000)),
   metaimage: clearable(imageUrl),
@@ -152,7 +200,7 @@ type Body = CreateBody | UpdateBody
 
 const emptyToNull = (v: string | null | undefined) => (v === undefined ? undefined : v === null || v === '' ? null : v)
 
-/** Management body → LinkInput (interfaces.md item 1). On update, null clears and undefined keeps. */
+/** Management body → LinkInput. On update, null clears and undefined keeps. */
 export function toLinkInput(body: Body): LinkInput {
   const b = body as Partial<{ [K in keyof CreateBody | keyof UpdateBody]: NonNullable<(CreateBody & UpdateBody)[K]> | null }>
   const input: LinkInput = { url: b.url ?? undefined }
@@ -183,6 +231,43 @@ export function toLinkInput(body: Body): LinkInput {
   if (b.parameters !== undefined) input.parameters = b.parameters
   if (b.status !== undefined) input.privacy = b.status === 'public' ? PRIVACY.public : PRIVACY.private
   return input
+}
+
+/** The management name of each LinkInput key, for the write service's field errors. */
+const NAMES: Record<keyof LinkInput, string> = {
+  url: 'url',
+  alias: 'custom',
+  domainId: 'domain',
+  domainName: 'domain',
+  type: 'type',
+  pageId: 'type',
+  password: 'password',
+  expiresAt: 'expiry',
+  expirationUrl: 'expiration_url',
+  expirationClicks: 'expiration_clicks',
+  privacy: 'status',
+  privacyPassword: 'privacy_password',
+  disabled: 'disabled',
+  title: 'title',
+  description: 'description',
+  metaTitle: 'metatitle',
+  metaDescription: 'metadescription',
+  metaImage: 'metaimage',
+  deepLink: 'deeplink',
+  parameters: 'parameters',
+  geo: 'geotarget',
+  device: 'devicetarget',
+  language: 'languagetarget',
+  rotation: 'rotation',
+  targetType: 'target_type',
+  pixelIds: 'pixels',
+  channelIds: 'channel',
+  campaignId: 'campaign',
+}
+
+/** `{key: 'geo', path: [0, 'url']}` → `geotarget.0.link`: a service error named as this interface's bodies name it. */
+export function managementName({ key, path = [] }: FieldRef): string {
+  return [NAMES[key as keyof LinkInput] ?? key, ...path.map((part) => (part === 'url' ? 'link' : part))].join('.')
 }
 
 // ---------------------------------------------------------------- queries

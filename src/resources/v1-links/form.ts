@@ -35,10 +35,10 @@ export function asList(value: unknown): unknown[] | null {
 }
 
 /**
- * The SPEC.md name and a later synonym of the original product (`space` / `space_id`): the SPEC.md
+ * The SPEC.md name and later synonyms of the original product (`space` / `space_id`): the SPEC.md
  * name wins when both are sent, and errors name the field as it was sent.
  */
-export function pick(body: Record<string, unknown>, name: string, synonym?: string): { as: string; value: unknown } {
-  if (Object.hasOwn(body, name) || !synonym || !Object.hasOwn(body, synonym)) return { as: name, value: body[name] }
-  return { as: synonym, value: body[synonym] }
+export function pick(body: Record<string, unknown>, name: string, ...synonyms: readonly string[]): { as: string; value: unknown } {
+  const as = [name, ...synonyms].find((n) => Object.hasOwn(body, n)) ?? name
+  return { as, value: body[as] }
 }

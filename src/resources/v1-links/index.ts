@@ -1,17 +1,20 @@
 import type { FastifyPluginAsync } from 'fastify'
 import formbody from '@fastify/formbody'
 import { BODY_LIMIT } from '../../http/body.js'
-import { ApiError, notFound } from '../../http/errors.js'
+import { ApiError, nameField, notFound } from '../../http/errors.js'
 import type { AuthUser } from '../../http/auth.js'
 import type { ZodTypeProvider } from '../../http/zod.js'
-import { createLink, deleteLink, updateLink } from '../links/create.js'
+import { createLink } from '../links/create.js'
+import { deleteLink } from '../links/delete.js'
 import type { LinkInput } from '../links/model.js'
 import { findOwnedLink, type Link } from '../links/repo.js'
-import { renameServiceError, v1ErrorHandler } from './errors.js'
+import { updateLink } from '../links/update.js'
+import { v1ErrorHandler } from './errors.js'
+import { readV1Body, v1Name, type V1Names } from './fields.js'
 import { parseForm } from './form.js'
 import { presentV1Links } from './present.js'
 import { listLinks, targetCounts } from './repo.js'
-import { idParams, LIST_PARAMS, listQuery, readLinkBody } from './schemas.js'
+import { idParams, LIST_PARAMS, listQuery } from './schemas.js'
 
 /**
  * Link interface v1: another door to the same links, accounts and keys (DECISIONS §8). Bodies
@@ -71,12 +74,12 @@ const v1Links: FastifyPluginAsync = async (app) => {
 
   // POST /api/v1/links – create a link through the one link write service
   r.post('/api/v1/links', async (req, reply) => {
-    const { input, names } = readLinkBody(req.body, 'create')
+    const { input, names } = readV1Body(req.body, 'create')
     input.disabled ??= false
     input.privacy ??= 0
     requirePrivacyPassword(input, names, null)
-    const link = await createLink(app, req.user, input).catch((err) => {
-      throw renameServiceError(err, names)
+    const link = await createLink(app, req.user, input).catch((err: unknown) => {
+      throw nameField(err, v1Name(names))
     })
     return reply.code(201).send({ error: 0, data: await present(link), status: 201 })
   })
@@ -85,13 +88,13 @@ const v1Links: FastifyPluginAsync = async (app) => {
   r.put('/api/v1/links/:id', { schema: { params: idParams } }, async (req) => {
     // another account's link is a 404 before its body is even read
     const current = await owned(req.user, req.params.id)
-    const { input, names } = readLinkBody(req.body, 'update', {
+    const { input, names } = readV1Body(req.body, 'update', {
       expiresAt: current.expiresAt,
       targetCounts: await targetCounts(db, current.id),
     })
     requirePrivacyPassword(input, names, current)
-    const link = await updateLink(app, req.user, current.id, input).catch((err) => {
-      throw renameServiceError(err, names)
+    const link = await updateLink(app, req.user, current.id, input).catch((err: unknown) => {
+      throw nameField(err, v1Name(names))
     })
     return { error: 0, data: await present(link), status: 200 }
   })
@@ -106,7 +109,7 @@ const v1Links: FastifyPluginAsync = async (app) => {
 }
 
 /** Privacy 2 protects the statistics page with `privacy_password`: one must be set. */
-function requirePrivacyPassword(input: LinkInput, names: Record<string, string>, current: Link | null) {
+function requirePrivacyPassword(input: LinkInput, names: V1Names, current: Link | null) {
   if (input.privacy === undefined && input.privacyPassword === undefined) return
   const privacy = input.privacy ?? current?.privacy ?? 0
   const hasPassword = input.privacyPassword !== undefined ? input.privacyPassword !== null : Boolean(current?.privacyPasswordHash)

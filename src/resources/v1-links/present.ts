@@ -1,7 +1,7 @@
 import type { Config } from '../../config.js'
 import type { Db } from '../../db/client.js'
 import { toTimestamp } from '../../http/format.js'
-import { shortUrlOf } from '../links/present.js'
+import { shortUrlOf } from '../../lib/short-url.js'
 import { loadRelated, type LinkRow, type Related } from './repo.js'
 
 

@@ -1,12 +1,10 @@
 import { and, asc, count, desc, eq, exists, inArray, isNotNull, lte, or, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../../db/client.js'
+import { containsPattern } from '../../db/like.js'
 import { channelItems, channels, domains, links, linkPixels, linkTargets, pixels } from '../../db/schema/index.js'
 import { STATUS, type ListQuery } from './schemas.js'
 
 export type LinkRow = typeof links.$inferSelect
-
-/** `%`, `_` and `\` in a search are literal characters, not patterns. */
-const likePattern = (s: string) => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 
 /** Expired: past `ends_at`, or a click cap that has been reached (DECISIONS §8). */
 export const expiredSql = (now: Date): SQL =>
@@ -21,7 +19,7 @@ export async function listLinks(db: Db, userId: number, q: ListQuery, now = new 
   const where: (SQL | undefined)[] = [eq(links.userId, userId)]
   if (q.search !== undefined) {
     const column = q.by === 'alias' ? links.alias : q.by === 'url' ? links.url : sql`coalesce(${links.title}, '')`
-    where.push(sql`${column} ilike ${likePattern(q.search)}`)
+    where.push(sql`${column} ilike ${containsPattern(q.search)}`)
   }
   if (q.status === STATUS.active) where.push(eq(links.disabled, false), sql`not (${expiredSql(now)})`)
   else if (q.status === STATUS.expired) where.push(expiredSql(now))
