@@ -3,8 +3,8 @@ import { appWith, expectError, type TestApp, type TestUser } from '../helpers/ap
 import { linkRow, linkRowCounts, makeCampaign, makeChannel, makeDomain, makePage, makePixel } from '../helpers/fixtures.js'
 
 /*
- * CHECKLIST "Links: input validation": every bad value is a 4xx whose message names the field,
- * and nothing is written.
+ * Link input validation: every bad value is a 4xx whose message names the field, so a caller
+ * knows what to fix, and nothing is written (a refused request must leave no partial link).
  */
 
 const U = 'https://example.com/ok'

@@ -5,7 +5,7 @@ import type { Page } from './repo.js'
 export const DEFAULT_COUNTDOWN = 5
 export const DEFAULT_POSITION = 'bottom-left'
 
-/** The overlay `settings` column (interfaces.md item 6). */
+/** The overlay `settings` column: what an overlay shows, stored as one JSON value. */
 export interface OverlaySettings {
   position?: 'bottom-left' | 'bottom-right' | 'top' | 'bottom' | 'center'
   background?: string
