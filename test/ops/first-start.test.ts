@@ -1,0 +1,134 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+
+/** `src/server.ts` as a real process: what an operator sees on the first start. */
+const ROOT = resolve(import.meta.dirname, '../..')
+
+async function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const s = createServer()
+    s.once('error', fail)
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number }
+      s.close(() => done(port))
+    })
+  })
+}
+
+interface Proc {
+  child: ChildProcess
+  stdout: () => string
+  stderr: () => string
+  exit: Promise<number | null>
+}
+
+function server(env: Record<string, string>): Proc {
+  const clean = { ...process.env }
+  for (const name of ['DATABASE_URL', 'REDIS_URL', 'ADMIN_EMAIL', 'ADMIN_API_KEY', 'ADMIN_PASSWORD', 'SECRET_KEY', 'PUBLIC_URL', 'TRUST_PROXY', 'PORT', 'LOG_IPS']) delete clean[name]
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: ROOT, env: { ...clean, HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let out = ''
+  let err = ''
+  child.stdout!.on('data', (c) => (out += c))
+  child.stderr!.on('data', (c) => (err += c))
+  return { child, stdout: () => out, stderr: () => err, exit: new Promise((done) => child.on('exit', (code) => done(code))) }
+}
+
+async function up(base: string, proc: Proc): Promise<void> {
+  const deadline = Date.now() + 90_000
+  while (Date.now() < deadline && proc.child.exitCode === null) {
+    if (await fetch(`${base}/healthz`).then((r) => r.ok, () => false)) return
+    await new Promise((r) => setTimeout(r, 200))
+  }
+  throw new Error(`server did not come up:\n${proc.stdout()}\n${proc.stderr()}`)
+}
+
+async function stop(proc: Proc): Promise<number | null> {
+  proc.child.kill('SIGTERM')
+  return proc.exit
+}
+
+describe('a first start that explains itself', { timeout: 180_000 }, () => {
+  let root: string
+  beforeAll(() => {
+    root = mkdtempSync(join(tmpdir(), 'kurz-first-'))
+  })
+  afterAll(() => rmSync(root, { recursive: true, force: true }))
+
+  it('with no user at all, the log says how to create one', async () => {
+    const port = await freePort()
+    const proc = server({ PORT: String(port), DATA_DIR: join(root, 'empty') })
+    await up(`http://127.0.0.1:${port}`, proc)
+    // the hint follows "Server listening"; wait for it rather than for a time
+    while (!proc.stdout().includes('No user exists yet') && proc.child.exitCode === null) await new Promise((r) => setTimeout(r, 100))
+    expect(await stop(proc)).toBe(0)
+    const hint = proc.stdout().split('\n').find((l) => l.includes('No user exists yet'))!
+    expect(JSON.parse(hint)).toMatchObject({ level: 40 })
+    expect(hint).toContain('npm run cli -- users:create --email you@example.com --username you --admin')
+    expect(hint).toContain('ADMIN_EMAIL')
+  })
+
+  it('ADMIN_EMAIL alone: the generated key and password are in a box on stdout, work, and are in no log line', async () => {
+    const port = await freePort()
+    const base = `http://127.0.0.1:${port}`
+    const proc = server({ PORT: String(port), DATA_DIR: join(root, 'admin'), ADMIN_EMAIL: 'first@example.com' })
+    await up(base, proc)
+    while (!proc.stdout().includes('keys:rotate') && proc.child.exitCode === null) await new Promise((r) => setTimeout(r, 100))
+    const out = proc.stdout()
+    const key = /\|\s+API key\s+(\S+)\s+\|/.exec(out)?.[1]
+    const password = /\|\s+password\s+(\S+)\s+\|/.exec(out)?.[1]
+    expect(key, out).toMatch(/^[\w-]{32}$/)
+    expect(password).toBeTruthy()
+    expect(out).toMatch(/^\+-{20,}\+$/m) // a box, not a log line
+
+    const account = await fetch(`${base}/api/account`, { headers: { authorization: `Bearer ${key}` } })
+    expect(account.status).toBe(200)
+    expect((await account.json()).data).toMatchObject({ email: 'first@example.com', username: 'admin' })
+    const login = await fetch(`${base}/login`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `email=first%40example.com&password=${encodeURIComponent(password!)}` })
+    expect(login.status).toBe(302)
+    expect(await stop(proc)).toBe(0)
+
+    const logLines = (proc.stdout() + proc.stderr()).split('\n').filter((l) => l.startsWith('{'))
+    expect(logLines.some((l) => l.includes('"msg":"admin created'))).toBe(true)
+    for (const line of logLines) {
+      expect(line).not.toContain(key)
+      expect(line).not.toContain(password)
+    }
+
+    // shown once: a restart creates nothing and prints no box
+    const again = server({ PORT: String(port), DATA_DIR: join(root, 'admin'), ADMIN_EMAIL: 'first@example.com' })
+    await up(base, again)
+    expect(await stop(again)).toBe(0)
+    expect(again.stdout()).not.toContain('API key')
+    expect(again.stdout()).not.toContain(key)
+  })
+
+  it('an unreachable Redis: one warning, /readyz 200 degraded', async () => {
+    const port = await freePort()
+    const base = `http://127.0.0.1:${port}`
+    const proc = server({ PORT: String(port), DATA_DIR: join(root, 'redis'), REDIS_URL: `redis://127.0.0.1:${await freePort()}` })
+    await up(base, proc)
+    const ready = await fetch(`${base}/readyz`)
+    expect(ready.status).toBe(200)
+    expect(await ready.json()).toEqual({ status: 'degraded', redis: 'down' })
+    // several reconnect attempts later, still the one warning
+    for (let i = 0; i < 20; i++) expect((await fetch(`${base}/healthz`)).status).toBe(200)
+    expect(await stop(proc)).toBe(0)
+    const warnings = proc.stdout().split('\n').filter((l) => l.includes('redis is not reachable'))
+    expect(warnings).toHaveLength(1)
+  })
+
+  it('an unreachable database: retried for 30 s, one line per attempt, then exit 1 with one line naming the host', async () => {
+    const dead = await freePort()
+    const proc = server({ PORT: String(await freePort()), DATA_DIR: join(root, 'pg'), DATABASE_URL: `postgres://kurz:hunter2@127.0.0.1:${dead}/kurz` })
+    expect(await proc.exit).toBe(1)
+    const lines = proc.stderr().trim().split('\n')
+    expect(lines.length).toBeGreaterThan(5)
+    for (const line of lines.slice(0, -1)) expect(line).toMatch(new RegExp(`^Database at 127\\.0\\.0\\.1:${dead}/kurz not reachable \\(ECONNREFUSED\\), attempt \\d+; retrying for \\d+ s more$`))
+    expect(lines.at(-1)).toBe(`Cannot use the database at 127.0.0.1:${dead}/kurz: not reachable after 30 s (ECONNREFUSED). Check DATABASE_URL.`)
+    expect(proc.stderr() + proc.stdout()).not.toMatch(/hunter2|    at /)
+  })
+})
