@@ -1,4 +1,4 @@
-import type { DeepLink, TargetKind } from '../../db/schema/index.js'
+import { TARGET_KINDS, type DeepLink, type TargetKind } from '../../db/schema/index.js'
 import { deriveDeepLink } from './deeplinks.js'
 import type { LinkInput } from './model.js'
 
@@ -23,8 +23,6 @@ export function nextDerived(sent: string | null | undefined, current: string | n
   if (sent === undefined) return current === null || current === currentMeta ? nextMeta : current
   return blankToNull(sent) ?? nextMeta
 }
-
-export const TARGET_KINDS = ['geo', 'device', 'language', 'rotation'] as const satisfies readonly TargetKind[]
 
 /** v1 `target_type` from the kinds a link has: geo, then device, language, rotation. */
 export function derivedTargetType(kinds: Set<TargetKind>): number {

@@ -1,7 +1,6 @@
 import { and, eq } from 'drizzle-orm'
 import type { Db, Tx } from '../../db/client.js'
-import { channelItems, linkPixels, linkTargets } from '../../db/schema/index.js'
-import { TARGET_KINDS } from './derived.js'
+import { channelItems, linkPixels, linkTargets, TARGET_KINDS } from '../../db/schema/index.js'
 import type { LinkInput } from './model.js'
 import { deleteChannelItemsOf } from './repo.js'
 

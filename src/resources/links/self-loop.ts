@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify'
 import type { Db, Tx } from '../../db/client.js'
+import { TARGET_KINDS } from '../../db/schema/index.js'
 import { comparableHost } from '../../lib/url.js'
 import { brandedHosts } from '../domains/hosts.js'
 import { bad } from './checks.js'
-import { TARGET_KINDS } from './derived.js'
 import type { LinkField, LinkInput } from './model.js'
 
 /** Every destination the input sets, with where it is in the input. */
