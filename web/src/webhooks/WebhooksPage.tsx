@@ -26,7 +26,7 @@ export function WebhooksPage() {
   return (
     <>
       <PageHead title="Webhooks" />
-      <p className="sub">Kurz calls your URL with a signed JSON body when links change or are clicked (DECISIONS §10.3).</p>
+      <p className="sub">Kurz calls your URL with a signed JSON body when links change, are clicked or are scanned.</p>
       {paths.loading && <Loading />}
       {paths.data && !available && <NotYet what="Webhooks" />}
       {available && <WebhookList />}
@@ -46,7 +46,7 @@ function WebhookList() {
   }
   return (
     <>
-      <div className="actions">
+      <div className="toolbar">
         <button type="button" onClick={() => setAdding(true)}>New webhook</button>
       </div>
       <ErrorNote message={list.error ?? remove.error} onRetry={list.error ? list.reload : undefined} />
