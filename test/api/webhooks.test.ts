@@ -155,6 +155,34 @@ describe('webhooks: deliveries', () => {
     ])
   })
 
+  it('link.created, link.updated, link.deleted and qr.created each arrive once, with the link as a list shows it', async () => {
+    const u = await t.makeUser()
+    await addHook(u, rx.url, ['link.created', 'link.updated', 'link.deleted', 'qr.created'])
+    const linkId = await addLink(u, { url: 'https://example.com/a', custom: 'hooked-alias', title: 'First' })
+    expect((await u.api.put(`/api/url/${linkId}/update`, { url: 'https://example.com/b' })).statusCode).toBe(200)
+    expect((await u.api.del(`/api/url/${linkId}/delete`)).statusCode).toBe(200)
+    const qr = await u.api.post('/api/qr/add', { type: 'text', data: 'hello', name: 'Hello QR' })
+    expect(qr.statusCode).toBe(200)
+    const mine = (r: { body: { data: Record<string, any> } }) => r.body.data.id === linkId || r.body.data.id === qr.json().id
+    await deliverUntil(t, () => rx.got.filter(mine).length >= 4)
+    await t.app.webhooks.drain()
+    const got = rx.got.filter(mine).sort((x, y) => x.body.id - y.body.id).map((r) => [r.body.event, r.body.data])
+    expect(got).toEqual([
+      ['link.created', { id: linkId, alias: 'hooked-alias', shorturl: 'http://kurz.test/hooked-alias', longurl: 'https://example.com/a', title: 'First', description: '', date: expect.stringMatching(TS) }],
+      ['link.updated', { id: linkId, alias: 'hooked-alias', shorturl: 'http://kurz.test/hooked-alias', longurl: 'https://example.com/b', title: 'First', description: '', date: expect.stringMatching(TS) }],
+      ['link.deleted', { id: linkId, alias: 'hooked-alias', shorturl: 'http://kurz.test/hooked-alias', longurl: 'https://example.com/b' }],
+      ['qr.created', { id: qr.json().id, link: qr.json().link, scans: 0, name: 'Hello QR', date: expect.stringMatching(TS), type: 'text' }],
+    ])
+  })
+
+  it('a create refused by the link rules sends nothing', async () => {
+    const u = await t.makeUser()
+    await addHook(u, rx.url, ['link.created'])
+    const before = await countRows(t, webhookDeliveries)
+    expectError(await u.api.post('/api/url/add', { url: 'javascript:alert(1)' }), 400)
+    expect(await countRows(t, webhookDeliveries)).toBe(before)
+  })
+
   it('a receiver answering 500 gets retries, then the delivery; the attempts are kept', async () => {
     const u = await t.makeUser()
     const { id } = await addHook(u, rx.url, ['link.clicked'])

@@ -10,6 +10,7 @@ import type { LinkInput } from './model.js'
 import { writeRelations } from './relations.js'
 import type { Link } from './repo.js'
 import { refuseSelfLoops } from './self-loop.js'
+import { enqueueLinkEvent, wantsEvent } from '../webhooks/outbox.js'
 
 export type { Link }
 
@@ -30,7 +31,8 @@ export async function createLink(app: FastifyInstance, user: AuthUser, input: Li
   // A plain link (no targets, pixels or channel items, no link cap to hold) is one INSERT: it needs
   // no transaction and its BEGIN/COMMIT round trips. The checks before it only read.
   const single = (user.admin || !user.plan.maxLinks) && !kindsSent(input).size && !input.pixelIds?.length && !input.channelIds?.length
-  if (single) return insertLink(app, app.db, null, user, input, hashes)
+  // a link.created webhook needs the transaction: its outbox row commits with the link
+  if (single && !(await wantsEvent(app.db, user.id, 'link.created'))) return insertLink(app, app.db, null, user, input, hashes)
   return app.db.transaction((tx) => insertLink(app, tx, tx, user, input, hashes))
 }
 
@@ -101,5 +103,6 @@ async function insertLink(
     }
   }
   await writeRelations(db, link.id, input, false)
+  if (tx) await enqueueLinkEvent(tx, app.config.publicUrl, 'link.created', link)
   return link
 }

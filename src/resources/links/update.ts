@@ -12,6 +12,7 @@ import type { LinkInput } from './model.js'
 import { writeRelations } from './relations.js'
 import { lockOwnedLink, pixelIdsOf, targetKinds, targetsOfKind, type Link } from './repo.js'
 import { refuseSelfLoops } from './self-loop.js'
+import { enqueueLinkEvent } from '../webhooks/outbox.js'
 
 /**
  * Changes the fields present in `input` (undefined = keep, null = clear) of the caller's link.
@@ -91,6 +92,7 @@ export async function updateLink(app: FastifyInstance, user: AuthUser, id: numbe
           updated.targetType = targetType
         }
       }
+      await enqueueLinkEvent(tx, app.config.publicUrl, 'link.updated', updated)
       return updated
     })
     await invalidateLinks(app, [id])

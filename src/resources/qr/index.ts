@@ -12,6 +12,7 @@ import { loadLogo } from './logo.js'
 import { assertFits, contrastRatio, errorLevelFor, formatColour, MIN_CONTRAST, parseColour } from './render.js'
 import { presentQr, qrImageUrl, qrScanUrl } from './present.js'
 import * as repo from './repo.js'
+import { enqueueEvent } from '../webhooks/outbox.js'
 
 const DEFAULT_BACKGROUND = 'rgb(255,255,255)'
 const DEFAULT_FOREGROUND = 'rgb(0,0,0)'
@@ -93,22 +94,27 @@ const qr: FastifyPluginAsync = async (app) => {
     if (parsed.content !== null) assertContentFits(parsed.content, body.logo !== undefined)
     const stored = body.logo !== undefined ? await loadLogo(body.logo) : null
     const createdAt = new Date()
-    const { id, alias } = await repo.insertQr(
-      app.db,
-      {
-        userId: req.user.id,
-        type: body.type,
-        data: parsed.data,
-        target: parsed.target,
-        name: body.name ?? defaultName(body.type, createdAt),
-        background,
-        foreground,
-        logo: stored?.dataUrl ?? null,
-        logoHash: stored?.hash ?? null,
-        createdAt,
-      },
-      (a) => parsed.content ?? qrScanUrl(app.config, a),
-    )
+    // the qr.created outbox row commits with the QR code (webhooks/outbox.ts)
+    const { id, alias } = await app.db.transaction(async (tx) => {
+      const made = await repo.insertQr(
+        tx,
+        {
+          userId: req.user.id,
+          type: body.type,
+          data: parsed.data,
+          target: parsed.target,
+          name: body.name ?? defaultName(body.type, createdAt),
+          background,
+          foreground,
+          logo: stored?.dataUrl ?? null,
+          logoHash: stored?.hash ?? null,
+          createdAt,
+        },
+        (a) => parsed.content ?? qrScanUrl(app.config, a),
+      )
+      await enqueueEvent(tx, req.user.id, 'qr.created', { ...presentQr(app.config, { ...made, scans: 0, name: body.name ?? defaultName(body.type, createdAt), createdAt }), type: body.type })
+      return made
+    })
     return { error: 0, id, link: qrImageUrl(app.config, alias) }
   })
 

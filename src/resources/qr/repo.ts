@@ -54,7 +54,7 @@ export interface NewQr {
  * Inserts with a fresh random alias (6 alphanumeric characters from a CSPRNG, one more after each
  * collision). `contentFor` builds what the image encodes, which for tracked types names the alias.
  */
-export async function insertQr(db: Db, values: NewQr, contentFor: (alias: string) => string): Promise<{ id: number; alias: string }> {
+export async function insertQr(db: Db | Tx, values: NewQr, contentFor: (alias: string) => string): Promise<{ id: number; alias: string }> {
   for (let attempt = 0; attempt < 8; attempt++) {
     const alias = aliasOf(6 + attempt)
     const [row] = await db

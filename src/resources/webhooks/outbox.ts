@@ -94,3 +94,30 @@ export async function enqueueClickEvents(tx: Tx, publicUrl: string, hits: ClickF
   await tx.execute(sql`insert into webhook_deliveries (webhook_id, event, data)
     select webhook_id, event, data from json_populate_recordset(null::webhook_deliveries, ${JSON.stringify(out)}::json)`)
 }
+
+/** What link events carry: the link as a list shows it (deleted: what identified it). */
+export interface LinkFacts {
+  id: number
+  userId: number
+  alias: string
+  domainId: number | null
+  url: string
+  title?: string | null
+  description?: string | null
+  createdAt?: Date
+}
+
+/** `link.created` / `link.updated` / `link.deleted`, inside the transaction of the change. */
+export async function enqueueLinkEvent(tx: Db | Tx, publicUrl: string, event: 'link.created' | 'link.updated' | 'link.deleted', link: LinkFacts): Promise<void> {
+  const [domain] = link.domainId === null ? [] : rowsOf<{ domain: string }>(await tx.execute(sql`select domain from domains where id = ${link.domainId}`))
+  const data = {
+    id: link.id,
+    alias: link.alias,
+    shorturl: shortUrlOf({ publicUrl }, link, domain ?? null),
+    longurl: link.url,
+    ...(event === 'link.deleted'
+      ? {}
+      : { title: link.title ?? '', description: link.description ?? '', date: link.createdAt ? toTimestamp(link.createdAt) : null }),
+  }
+  await enqueueEvent(tx, link.userId, event, data)
+}
