@@ -16,7 +16,18 @@ interface Webhook {
   description: string
   secret: string
   enabled: boolean
+  disabledReason?: string | null
   date: string
+}
+interface Delivery {
+  id: number
+  event: string
+  status: 'pending' | 'delivered' | 'failed'
+  attempts: number
+  responseStatus: number | null
+  error?: string | null
+  date: string
+  nextAttempt: string | null
 }
 const EVENTS = ['link.created', 'link.updated', 'link.deleted', 'link.clicked', 'qr.created', 'qr.scanned', 'link.health']
 
@@ -37,6 +48,7 @@ export function WebhooksPage() {
 function WebhookList() {
   const list = useLoad(() => api.get<ListOf<'webhooks', Webhook>>('/api/webhooks?limit=1000'), [])
   const [adding, setAdding] = useState(false)
+  const [deliveriesOf, setDeliveriesOf] = useState<Webhook>()
   const remove = useAction()
   const confirm = useConfirm()
   const rows = list.data?.data.webhooks
@@ -62,10 +74,25 @@ function WebhookList() {
           <p className="keybox">
             <span className="sub">Signing secret</span> <CopyButton value={w.secret} label="Copy secret" />
           </p>
+          {!w.enabled && w.disabledReason && <p className="note">{w.disabledReason}</p>}
           <p className="sub">Created {formatDateTime(w.date)}</p>
-          <button type="button" className="secondary small" onClick={() => onDelete(w)} aria-label={`Delete webhook ${w.url}`}>Delete</button>
+          <div className="cell-actions">
+            <button type="button" className="secondary small" onClick={() => setDeliveriesOf(w)} aria-label={`Deliveries of ${w.url}`}>Deliveries</button>
+            <button
+              type="button"
+              className="secondary small"
+              onClick={() => remove.run(() => api.put(`/api/webhook/${w.id}/update`, { enabled: !w.enabled })).then((ok) => ok && list.reload())}
+              aria-label={`${w.enabled ? 'Disable' : 'Enable'} webhook ${w.url}`}
+            >
+              {w.enabled ? 'Disable' : 'Enable'}
+            </button>
+            <button type="button" className="secondary small" onClick={() => onDelete(w)} aria-label={`Delete webhook ${w.url}`}>Delete</button>
+          </div>
         </section>
       ))}
+      <Modal title={`Deliveries to ${deliveriesOf?.url ?? ''}`} open={!!deliveriesOf} onClose={() => setDeliveriesOf(undefined)} wide>
+        {deliveriesOf && <Deliveries webhook={deliveriesOf} />}
+      </Modal>
       <Modal title="New webhook" open={adding} onClose={() => setAdding(false)}>
         {adding && <WebhookForm onDone={() => (setAdding(false), list.reload())} />}
       </Modal>
@@ -102,5 +129,54 @@ function WebhookForm({ onDone }: { onDone: () => void }) {
         <button type="submit" disabled={save.busy}>Add webhook</button>
       </div>
     </form>
+  )
+}
+
+function Deliveries({ webhook }: { webhook: Webhook }) {
+  const list = useLoad(() => api.get<ListOf<'deliveries', Delivery>>(`/api/webhook/${webhook.id}/deliveries?limit=100`), [webhook.id])
+  const retry = useAction()
+  const rows = list.data?.data.deliveries
+  return (
+    <>
+      <ErrorNote message={list.error ?? retry.error} onRetry={list.error ? list.reload : undefined} />
+      {list.loading && !rows && <Loading />}
+      {rows?.length === 0 && <EmptyState title="Nothing sent yet">Deliveries appear here once one of the chosen events happens.</EmptyState>}
+      {rows && rows.length > 0 && (
+        <div className="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Event</th>
+                <th scope="col">Status</th>
+                <th scope="col" className="hide-small">Attempts</th>
+                <th scope="col" className="hide-small">When</th>
+                <th scope="col"><span className="offscreen">Actions</span></th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((d) => (
+                <tr key={d.id}>
+                  <td>{d.event}</td>
+                  <td>
+                    <Badge tone={d.status === 'delivered' ? 'good' : d.status === 'failed' ? 'warn' : 'plain'}>{d.status}</Badge>
+                    {d.responseStatus ? <span className="sub"> HTTP {d.responseStatus}</span> : null}
+                    {d.error ? <span className="sub truncate">{d.error}</span> : null}
+                  </td>
+                  <td className="hide-small">{d.attempts}</td>
+                  <td className="hide-small">{formatDateTime(d.date)}</td>
+                  <td>
+                    {d.status === 'failed' && (
+                      <button type="button" className="secondary small" onClick={() => retry.run(() => api.post(`/api/webhook/${webhook.id}/deliveries/${d.id}/retry`)).then((ok) => ok && list.reload())}>
+                        Retry
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </>
   )
 }
