@@ -4,6 +4,7 @@ import type { Db, Tx } from '../db/client.js'
 import { clickQuota, links, plans, qrCodes, users } from '../db/schema/index.js'
 import { enrich, type EnrichedClick } from './enrich.js'
 import type { BufferedHit, Hit } from './hit.js'
+import { bumpHourly } from './hourly.js'
 
 /**
  * The SQL of one click batch: detail rows (within the monthly quota), unique visitors, daily
@@ -52,6 +53,7 @@ export async function writeClickBatch(db: Db, visitorKey: Buffer, batch: Buffere
 
     const uniques = await newVisitors(tx, live)
     await bumpRollups(tx, live, uniques)
+    await bumpHourly(tx, live)
     await bumpCounters(tx, live, uniques)
     await onBatch?.(tx, live)
     return live.length

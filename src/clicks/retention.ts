@@ -51,6 +51,9 @@ export async function purgeExpiredClicks(db: Db, now: Date = new Date()): Promis
           and cv.day < (${at}::timestamptz - make_interval(days => ${retentionOf}))::date`)
     removedVisitors += affected(res)
   }
+  // an hour's unique count is final once the hour is over; a week covers clicks replayed late from the spool
+  const res = await db.execute(sql`delete from click_visitor_hours where hour < ${at}::timestamptz - interval '7 days'`)
+  removedVisitors += affected(res)
   return { clicks: removedClicks, visitors: removedVisitors }
 }
 

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import { bigserial, boolean, date, index, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core'
+import { bigint, bigserial, boolean, date, index, integer, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core'
 import { createdAt } from './columns.js'
 import { links } from './links.js'
 import { qrCodes } from './qr.js'
@@ -93,3 +93,49 @@ export const clickQuota = pgTable(
   },
   (t) => [primaryKey({ columns: [t.userId, t.month] })],
 )
+
+/**
+ * Clicks per subject and UTC hour, for `interval=hour` series (DECISIONS §10.2): written by the same
+ * batch transaction as the daily rollups, so the two never disagree. `unique_clicks` counts distinct
+ * visitor hashes within the hour (click_visitor_hours), so it is not additive into days.
+ */
+export const clickHourly = pgTable(
+  'click_hourly',
+  {
+    subject: text().notNull(),
+    linkId: integer().references(() => links.id, { onDelete: 'cascade' }),
+    qrId: integer().references(() => qrCodes.id, { onDelete: 'cascade' }),
+    hour: timestamp({ withTimezone: true, mode: 'string' }).notNull(),
+    clicks: integer().notNull().default(0),
+    uniqueClicks: integer().notNull().default(0),
+    botClicks: integer().notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.subject, t.hour] })],
+)
+
+/**
+ * Visitors seen per subject and hour: only what dedups the hourly unique count. An hour's count is
+ * final once it is over, so rows older than a week are purged whatever the plan (retention.ts); the
+ * week covers clicks replayed late from the spool after an outage.
+ */
+export const clickVisitorHours = pgTable(
+  'click_visitor_hours',
+  {
+    subject: text().notNull(),
+    linkId: integer().references(() => links.id, { onDelete: 'cascade' }),
+    qrId: integer().references(() => qrCodes.id, { onDelete: 'cascade' }),
+    hour: timestamp({ withTimezone: true, mode: 'string' }).notNull(),
+    visitorHash: text().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.subject, t.hour, t.visitorHash] }), index('click_visitor_hours_hour_idx').on(t.hour)],
+)
+
+/**
+ * The highest spool sequence each instance has committed (clicks/spool.ts), written in the same
+ * transaction as the clicks: a record at or below it is never written twice when the spool is
+ * replayed after a crash.
+ */
+export const clickSpoolMarks = pgTable('click_spool_marks', {
+  instance: text().primaryKey(),
+  seq: bigint({ mode: 'number' }).notNull(),
+})

@@ -5,6 +5,7 @@ import { idParam } from '../../http/fields.js'
 import { nameField, notFound, zodToApiError } from '../../http/errors.js'
 import { listResponse } from '../../http/pagination.js'
 import { linkStats } from '../../clicks/stats.js'
+import { parseRange, statsQuery, statsSeries } from '../../clicks/series.js'
 import { createBody, detailQuery, listQuery, managementName, toLinkInput, updateBody, urlsQuery } from './schemas.js'
 import { createLink } from './create.js'
 import { deleteLink } from './delete.js'
@@ -72,6 +73,13 @@ const links: FastifyPluginAsync = async (app) => {
     const link = await repo.findOwnedLink(app.db, req.user.id, req.params.id)
     if (!link) throw notFound('Link not found.')
     return { error: 0, ...(await singleForm(app, link, req.query.full ?? false)) }
+  })
+
+  // GET /api/url/:id/stats – clicks over time, range totals and top lists, from rollups (DECISIONS §10.2)
+  r.get('/api/url/:id/stats', { schema: { params: idParam, querystring: statsQuery } }, async (req) => {
+    const link = await repo.findOwnedLink(app.db, req.user.id, req.params.id)
+    if (!link) throw notFound('Link not found.')
+    return { error: 0, data: await statsSeries(app.db, `l${link.id}`, parseRange(req.query)) }
   })
 
   // POST /api/url/add – shorten a URL

@@ -7,6 +7,7 @@ import { pageQuery, listResponse } from '../../http/pagination.js'
 import { badRequest, notFound } from '../../http/errors.js'
 import { toDay } from '../../http/format.js'
 import { qrStats } from '../../clicks/stats.js'
+import { parseRange, statsQuery, statsSeries } from '../../clicks/series.js'
 import { parseQrData } from './content.js'
 import { loadLogo } from './logo.js'
 import { assertFits, contrastRatio, errorLevelFor, formatColour, MIN_CONTRAST, parseColour } from './render.js'
@@ -82,6 +83,13 @@ const qr: FastifyPluginAsync = async (app) => {
     const row = await repo.findOwnedQr(app.db, req.user.id, req.params.id)
     if (!row) throw notFound('QR code not found.')
     return { error: 0, details: presentQr(app.config, row), data: await qrStats(app.db, row.id) }
+  })
+
+  // GET /api/qr/:id/stats – scans over time, range totals and top lists, from rollups (DECISIONS §10.2)
+  r.get('/api/qr/:id/stats', { schema: { params: idParam, querystring: statsQuery } }, async (req) => {
+    const row = await repo.findOwnedQr(app.db, req.user.id, req.params.id)
+    if (!row) throw notFound('QR code not found.')
+    return { error: 0, data: await statsSeries(app.db, `q${row.id}`, parseRange(req.query)) }
   })
 
   // POST /api/qr/add – create a QR code

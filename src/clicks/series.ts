@@ -1,0 +1,189 @@
+import { and, between, eq, inArray, notInArray, sql } from 'drizzle-orm'
+import { z } from 'zod'
+import type { Db } from '../db/client.js'
+import { clickHourly, clickRollups } from '../db/schema/index.js'
+import { badRequest } from '../http/errors.js'
+import { toDay } from '../http/format.js'
+import { countryLabel, type Top } from './stats.js'
+
+/** DECISIONS §10.2: statistics over time of a link or a QR code, read from rollups only. */
+
+export type Interval = 'day' | 'hour'
+
+export interface StatsRange {
+  from: string
+  to: string
+  interval: Interval
+}
+
+export interface Point {
+  date: string
+  clicks: number
+  uniqueClicks: number
+  botClicks: number
+}
+
+export interface StatsSeries extends StatsRange {
+  series: Point[]
+  totals: { clicks: number; uniqueClicks: number; botClicks: number }
+  topCountries: Top
+  topReferrers: Top
+  topBrowsers: Top
+  topOs: Top
+  topDevices: Top
+  topLanguages: Top
+}
+
+/** The query of the stats routes; parseRange checks the values, so its errors name the field. */
+export const statsQuery = z.object({
+  from: z.string().optional().meta({ description: 'first day, YYYY-MM-DD (UTC); default 29 days before `to`' }),
+  to: z.string().optional().meta({ description: 'last day, YYYY-MM-DD (UTC); default today' }),
+  interval: z.string().optional().meta({ description: '`day` (default) or `hour` (ranges up to 7 days)' }),
+})
+
+const DAY_MS = 86_400_000
+/** `to` − `from` at most this many days (day interval) */
+export const MAX_SPAN_DAYS = 400
+/** an hourly series covers at most this many calendar days (168 buckets) */
+export const MAX_HOUR_DAYS = 7
+const DEFAULT_DAYS = 30
+
+function parseDay(field: 'from' | 'to', value: unknown): number | undefined {
+  if (value === undefined || value === '') return undefined
+  const m = typeof value === 'string' ? /^(\d{4})-(\d{2})-(\d{2})$/.exec(value.trim()) : null
+  const t = m ? Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) : NaN
+  // Date.UTC rolls 2025-02-30 over into March: a real date prints back the same
+  if (!m || Number.isNaN(t) || toDay(new Date(t)) !== m[0]) {
+    throw badRequest(`${field} must be a date as YYYY-MM-DD.`, field)
+  }
+  return t
+}
+
+/**
+ * The range a query asks for: `to` defaults to today (UTC), `from` to 29 days before `to` (30
+ * buckets). Errors name the field: a malformed date its own, an inverted or too long range `to`,
+ * an hourly series over more than 7 days `interval`.
+ */
+export function parseRange(query: { from?: unknown; to?: unknown; interval?: unknown }, now = new Date()): StatsRange {
+  const interval = query.interval === undefined || query.interval === '' ? 'day' : query.interval
+  if (interval !== 'day' && interval !== 'hour') throw badRequest('interval must be day or hour.', 'interval')
+  const fromT = parseDay('from', query.from)
+  let toT = parseDay('to', query.to)
+  if (toT === undefined) {
+    const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate())
+    toT = fromT === undefined ? today : Math.max(fromT, Math.min(today, fromT + (DEFAULT_DAYS - 1) * DAY_MS))
+  }
+  const from = fromT ?? toT - (DEFAULT_DAYS - 1) * DAY_MS
+  if (toT < from) throw badRequest('to must be the same day as from or later.', 'to')
+  const span = (toT - from) / DAY_MS
+  if (span > MAX_SPAN_DAYS) throw badRequest(`from and to must be at most ${MAX_SPAN_DAYS} days apart.`, 'to')
+  if (interval === 'hour' && span + 1 > MAX_HOUR_DAYS) {
+    throw badRequest(`interval=hour covers at most ${MAX_HOUR_DAYS} days; use interval=day for longer ranges.`, 'interval')
+  }
+  return { from: toDay(new Date(from)), to: toDay(new Date(toT)), interval }
+}
+
+const pad = (n: number) => String(n).padStart(2, '0')
+const hourLabel = (t: number) => {
+  const d = new Date(t)
+  return `${toDay(d)} ${pad(d.getUTCHours())}:00:00`
+}
+
+/** Every bucket of the range, zeros included, in order. */
+function buckets(range: StatsRange): Map<string, Point> {
+  const out = new Map<string, Point>()
+  const start = Date.parse(`${range.from}T00:00:00Z`)
+  const end = Date.parse(`${range.to}T00:00:00Z`) + DAY_MS
+  const step = range.interval === 'day' ? DAY_MS : DAY_MS / 24
+  for (let t = start; t < end; t += step) {
+    const date = range.interval === 'day' ? toDay(new Date(t)) : hourLabel(t)
+    out.set(date, { date, clicks: 0, uniqueClicks: 0, botClicks: 0 })
+  }
+  return out
+}
+
+const SERIES_DIMENSIONS = ['total', 'unique', 'bot']
+
+/** Top 10 of one dimension, counts as strings, `0` when empty (DECISIONS §6). */
+function topOf(rows: { dimension: string; label: string; n: number }[], dimension: string, name: (label: string) => string): Top {
+  const merged = new Map<string, number>()
+  for (const r of rows) {
+    if (r.dimension !== dimension || r.n <= 0) continue
+    const key = name(r.label)
+    merged.set(key, (merged.get(key) ?? 0) + r.n)
+  }
+  if (merged.size === 0) return 0
+  const sorted = [...merged].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).slice(0, 10)
+  return Object.fromEntries(sorted.map(([k, n]) => [k, String(n)]))
+}
+
+const orUnknown = (label: string) => label || 'Unknown'
+
+/**
+ * The series, range totals and top lists of a subject ('l<id>' or 'q<id>'). Daily buckets, totals
+ * and top lists come from click_rollups, hourly buckets from click_hourly: at most a few hundred
+ * rows a day of range, never the raw clicks. Totals sum the days of the range (a visitor hash is
+ * per day, so `uniqueClicks` is the sum of daily unique visitors, as the link's counter is).
+ */
+export async function statsSeries(db: Db, subject: string, range: StatsRange): Promise<StatsSeries> {
+  const inRange = and(eq(clickRollups.subject, subject), between(clickRollups.day, range.from, range.to))
+  const [daily, tops, hourly] = await Promise.all([
+    db
+      .select({ day: clickRollups.day, dimension: clickRollups.dimension, n: sql<number>`sum(${clickRollups.count})::int` })
+      .from(clickRollups)
+      .where(and(inRange, inArray(clickRollups.dimension, SERIES_DIMENSIONS)))
+      .groupBy(clickRollups.day, clickRollups.dimension),
+    db
+      .select({ dimension: clickRollups.dimension, label: clickRollups.label, n: sql<number>`sum(${clickRollups.count})::int` })
+      .from(clickRollups)
+      .where(and(inRange, notInArray(clickRollups.dimension, [...SERIES_DIMENSIONS, 'social'])))
+      .groupBy(clickRollups.dimension, clickRollups.label),
+    range.interval === 'hour'
+      ? db
+          .select({
+            hour: sql<string>`to_char(${clickHourly.hour} at time zone 'UTC', 'YYYY-MM-DD HH24:00:00')`,
+            clicks: clickHourly.clicks,
+            unique: clickHourly.uniqueClicks,
+            bots: clickHourly.botClicks,
+          })
+          .from(clickHourly)
+          .where(and(eq(clickHourly.subject, subject), sql`${clickHourly.hour} >= ${`${range.from}T00:00:00Z`}::timestamptz`, sql`${clickHourly.hour} < ${`${range.to}T00:00:00Z`}::timestamptz + interval '1 day'`))
+      : Promise.resolve([]),
+  ])
+
+  const totals = { clicks: 0, uniqueClicks: 0, botClicks: 0 }
+  const points = buckets(range)
+  for (const r of daily) {
+    const n = Number(r.n)
+    const p = range.interval === 'day' ? points.get(String(r.day)) : undefined
+    if (r.dimension === 'total') {
+      totals.clicks += n
+      if (p) p.clicks += n
+    } else if (r.dimension === 'unique') {
+      totals.uniqueClicks += n
+      if (p) p.uniqueClicks += n
+    } else {
+      totals.botClicks += n
+      if (p) p.botClicks += n
+    }
+  }
+  for (const r of hourly) {
+    const p = points.get(r.hour)
+    if (!p) continue
+    p.clicks += r.clicks
+    p.uniqueClicks += r.unique
+    p.botClicks += r.bots
+  }
+  const labelled = tops.map((r) => ({ dimension: r.dimension, label: r.label, n: Number(r.n) }))
+  return {
+    ...range,
+    series: [...points.values()],
+    totals,
+    topCountries: topOf(labelled, 'country', countryLabel),
+    topReferrers: topOf(labelled, 'referrer', (l) => l || 'Direct'),
+    topBrowsers: topOf(labelled, 'browser', orUnknown),
+    topOs: topOf(labelled, 'os', orUnknown),
+    topDevices: topOf(labelled, 'device', orUnknown),
+    topLanguages: topOf(labelled, 'language', orUnknown),
+  }
+}

@@ -1,0 +1,154 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { toDay } from '../../src/http/format.js'
+import { appWith, expectError, type TestApp, type TestUser } from '../helpers/app.js'
+import { visit } from '../helpers/visits.js'
+import { UA } from '../redirect/user-agents.js'
+
+/* GET /api/url/:id/stats and GET /api/qr/:id/stats (DECISIONS §10.2), over HTTP. */
+
+const zero = (date: string) => ({ date, clicks: 0, uniqueClicks: 0, botClicks: 0 })
+
+describe('statistics over time', () => {
+  let t: TestApp
+  let a: TestUser
+  let b: TestUser
+  beforeAll(async () => { [t, a, b] = await appWith({}, {}) })
+  afterAll(() => t.close())
+  afterEach(() => vi.useRealTimers())
+
+  /** A visit answered at `at` (only Date is faked: the flush timers stay real). */
+  async function visitAt(at: string, path: string, o: { ip: string; ua?: string; referer?: string }) {
+    vi.useFakeTimers({ toFake: ['Date'] })
+    vi.setSystemTime(new Date(at))
+    const headers: Record<string, string> = { 'user-agent': o.ua ?? UA.iPhone, 'accept-language': 'de-DE,de;q=0.9' }
+    if (o.referer) headers.referer = o.referer
+    const res = await visit(t, path, { remoteAddress: o.ip, headers })
+    vi.useRealTimers()
+    expect(res.statusCode, res.body).toBe(302)
+  }
+
+  async function addLink(user: TestUser, alias: string): Promise<number> {
+    const res = await user.api.post('/api/url/add', { url: 'https://example.com/stats', custom: alias })
+    expect(res.statusCode, res.body).toBe(200)
+    return res.json().id
+  }
+
+  let linkId: number
+  beforeAll(async () => {
+    linkId = await addLink(a, 'series1')
+    // visitor X three times (two hours), Y once, on 1 March; a bot on the 2nd; X again on the 3rd
+    await visitAt('2026-03-01T10:15:00Z', '/series1', { ip: '8.8.8.8', referer: 'https://www.facebook.com/x' })
+    await visitAt('2026-03-01T10:40:00Z', '/series1', { ip: '8.8.8.8', referer: 'https://www.facebook.com/x' })
+    await visitAt('2026-03-01T11:30:00Z', '/series1', { ip: '8.8.8.8', referer: 'https://www.facebook.com/x' })
+    await visitAt('2026-03-01T11:05:00Z', '/series1', { ip: '81.2.69.142', ua: UA.windows })
+    await visitAt('2026-03-02T08:00:00Z', '/series1', { ip: '66.249.66.1', ua: UA.googlebot })
+    await visitAt('2026-03-03T23:59:00Z', '/series1', { ip: '8.8.8.8' })
+    await t.app.clicks.flush()
+  })
+
+  it('answers every day of the range, zeros included, with totals equal to the link\'s clicks and bots apart', async () => {
+    const res = await a.api.get(`/api/url/${linkId}/stats?from=2026-02-28&to=2026-03-04`)
+    expect(res.statusCode, res.body).toBe(200)
+    const { data } = res.json()
+    expect(data.series).toEqual([
+      zero('2026-02-28'),
+      { date: '2026-03-01', clicks: 4, uniqueClicks: 2, botClicks: 0 },
+      { date: '2026-03-02', clicks: 0, uniqueClicks: 0, botClicks: 1 },
+      { date: '2026-03-03', clicks: 1, uniqueClicks: 1, botClicks: 0 },
+      zero('2026-03-04'),
+    ])
+    expect(data).toMatchObject({ from: '2026-02-28', to: '2026-03-04', interval: 'day', totals: { clicks: 5, uniqueClicks: 3, botClicks: 1 } })
+    const link = (await a.api.get(`/api/url/${linkId}`)).json().data
+    expect({ clicks: link.clicks, uniqueClicks: link.uniqueClicks, botClicks: link.botClicks }).toEqual(data.totals)
+    expect(data.topCountries).toEqual({ 'United States': '4', 'United Kingdom': '1' })
+    expect(data.topReferrers).toEqual({ 'facebook.com': '3', Direct: '2' })
+    expect(data.topBrowsers).toEqual({ 'Mobile Safari': '4', Edge: '1' })
+    expect(data.topOs).toEqual({ iOS: '4', Windows: '1' })
+    expect(data.topDevices).toEqual({ mobile: '4', Unknown: '1' })
+    expect(data.topLanguages).toEqual({ de: '5' })
+  })
+
+  it('limits the totals and top lists to the range', async () => {
+    const { data } = (await a.api.get(`/api/url/${linkId}/stats?from=2026-03-02&to=2026-03-03`)).json()
+    expect(data.series.map((p: { date: string }) => p.date)).toEqual(['2026-03-02', '2026-03-03'])
+    expect(data.totals).toEqual({ clicks: 1, uniqueClicks: 1, botClicks: 1 })
+    expect(data.topReferrers).toEqual({ Direct: '1' })
+    const empty = (await a.api.get(`/api/url/${linkId}/stats?from=2025-01-01&to=2025-01-02`)).json().data
+    expect(empty).toMatchObject({ series: [zero('2025-01-01'), zero('2025-01-02')], totals: { clicks: 0, uniqueClicks: 0, botClicks: 0 }, topCountries: 0, topDevices: 0 })
+  })
+
+  it('answers every hour with interval=hour, unique visitors counted per hour', async () => {
+    const res = await a.api.get(`/api/url/${linkId}/stats?from=2026-03-01&to=2026-03-02&interval=hour`)
+    expect(res.statusCode, res.body).toBe(200)
+    const { data } = res.json()
+    expect(data.series).toHaveLength(48)
+    expect(data.series[0]).toEqual(zero('2026-03-01 00:00:00'))
+    expect(data.series[47]).toEqual(zero('2026-03-02 23:00:00'))
+    const busy = data.series.filter((p: { clicks: number; botClicks: number }) => p.clicks || p.botClicks)
+    expect(busy).toEqual([
+      { date: '2026-03-01 10:00:00', clicks: 2, uniqueClicks: 1, botClicks: 0 },
+      { date: '2026-03-01 11:00:00', clicks: 2, uniqueClicks: 2, botClicks: 0 },
+      { date: '2026-03-02 08:00:00', clicks: 0, uniqueClicks: 0, botClicks: 1 },
+    ])
+    expect(data).toMatchObject({ interval: 'hour', totals: { clicks: 4, uniqueClicks: 2, botClicks: 1 } })
+    const last = (await a.api.get(`/api/url/${linkId}/stats?from=2026-03-03&to=2026-03-03&interval=hour`)).json().data
+    expect(last.series[23]).toEqual({ date: '2026-03-03 23:00:00', clicks: 1, uniqueClicks: 1, botClicks: 0 })
+  })
+
+  it('defaults to the last 30 days by day', async () => {
+    const { data } = (await a.api.get(`/api/url/${linkId}/stats`)).json()
+    const today = toDay(new Date())
+    expect(data.interval).toBe('day')
+    expect(data.to).toBe(today)
+    expect(data.series).toHaveLength(30)
+    expect(data.series[0].date).toBe(data.from)
+    expect(data.series[29].date).toBe(today)
+  })
+
+  it('refuses bad and inverted ranges with 400 naming the field', async () => {
+    const bad = async (query: string, field: string) => {
+      const body = expectError(await a.api.get(`/api/url/${linkId}/stats?${query}`), 400)
+      expect(body.message).toMatch(new RegExp(`^${field}\\b`))
+    }
+    await bad('from=2026-02-30', 'from')
+    await bad('from=yesterday', 'from')
+    await bad('to=2026-3-1', 'to')
+    await bad('from=2026-03-05&to=2026-03-01', 'to')
+    await bad('from=2025-01-01&to=2026-02-06', 'from and to')
+    await bad('interval=week', 'interval')
+    await bad('from=2026-03-01&to=2026-03-08&interval=hour', 'interval')
+    // the longest ranges allowed
+    expect((await a.api.get(`/api/url/${linkId}/stats?from=2025-01-01&to=2026-02-05`)).json().data.series).toHaveLength(401)
+    expect((await a.api.get(`/api/url/${linkId}/stats?from=2026-03-01&to=2026-03-07&interval=hour`)).json().data.series).toHaveLength(168)
+  })
+
+  it('answers 404 for another account\'s link and QR code, and for unknown ids', async () => {
+    expectError(await b.api.get(`/api/url/${linkId}/stats`), 404)
+    expectError(await a.api.get('/api/url/999999/stats'), 404)
+    const qr = (await a.api.post('/api/qr/add', { type: 'link', data: 'https://example.com/qr' })).json()
+    expectError(await b.api.get(`/api/qr/${qr.id}/stats`), 404)
+    expectError(await b.api.get(`/api/qr/${qr.id}/stats?from=bad`), 404)
+  })
+
+  it('gives a QR code its scans over time', async () => {
+    const qr = (await a.api.post('/api/qr/add', { type: 'link', data: 'https://example.com/qr2' })).json()
+    const alias = new URL(qr.link).pathname.split('/').pop()!
+    await visitAt('2026-04-10T07:00:00Z', `/q/${alias}`, { ip: '8.8.8.8', referer: 'https://www.instagram.com/p/1' })
+    await visitAt('2026-04-10T07:10:00Z', `/q/${alias}`, { ip: '8.8.4.4' })
+    await visitAt('2026-04-11T12:00:00Z', `/q/${alias}`, { ip: '66.249.66.1', ua: UA.googlebot })
+    await t.app.clicks.flush()
+    const res = await a.api.get(`/api/qr/${qr.id}/stats?from=2026-04-09&to=2026-04-11`)
+    expect(res.statusCode, res.body).toBe(200)
+    const { data } = res.json()
+    expect(data.series).toEqual([
+      zero('2026-04-09'),
+      { date: '2026-04-10', clicks: 2, uniqueClicks: 2, botClicks: 0 },
+      { date: '2026-04-11', clicks: 0, uniqueClicks: 0, botClicks: 1 },
+    ])
+    const details = (await a.api.get(`/api/qr/${qr.id}`)).json().data
+    expect({ clicks: details.clicks, uniqueClicks: details.uniqueClicks, botClicks: details.botClicks }).toEqual(data.totals)
+    expect(data.topReferrers).toEqual({ 'instagram.com': '1', Direct: '1' })
+    const hourly = (await a.api.get(`/api/qr/${qr.id}/stats?from=2026-04-10&to=2026-04-10&interval=hour`)).json().data
+    expect(hourly.series[7]).toEqual({ date: '2026-04-10 07:00:00', clicks: 2, uniqueClicks: 2, botClicks: 0 })
+  })
+})
