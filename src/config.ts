@@ -55,23 +55,6 @@ function lowerEnum<const T extends readonly [string, ...string[]]>(name: string,
   return z.preprocess((v) => (typeof v === 'string' ? v.trim().toLowerCase() : v), z.enum(values, { message: `${name} must be ${values.join(' or ')}` }))
 }
 
-/**
- * CORS_ORIGINS: origins whose browser pages may call /api, comma-separated ("*" for any); each
- * an http(s) origin without a path, compared as the browser sends it (lower-case, no default port).
- */
-const corsOriginsEnv = z.string().transform((v, ctx): string[] => {
-  const origins: string[] = []
-  for (const part of v.split(',').map((p) => p.trim()).filter(Boolean)) {
-    if (part === '*') origins.push('*')
-    else if (/^https?:\/\/[^/?#@\s]+\/?$/i.test(part) && URL.canParse(part)) origins.push(new URL(part).origin)
-    else {
-      ctx.addIssue({ code: 'custom', message: `CORS_ORIGINS must be origins such as https://app.example.com (comma-separated) or *; got ${part}` })
-      return z.NEVER
-    }
-  }
-  return [...new Set(origins)]
-})
-
 const env = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
