@@ -3,7 +3,8 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import formbody from '@fastify/formbody'
 import { z } from 'zod'
 import { html, messagePage, sendPage } from '../lib/html.js'
-import { hashPassword, verifyPassword } from '../lib/passwords.js'
+import { BusyError, hashPassword, verifyGuess } from '../lib/passwords.js'
+import { loginCsrf } from '../http/login-csrf.js'
 import { Throttle } from '../lib/throttle.js'
 import { MINUTE } from '../lib/time.js'
 import { findUserByEmail, findUserWithPlan, presentAccount } from '../resources/admin/users.js'
@@ -12,7 +13,7 @@ import { csrfTokenFor } from './session.js'
 import { appShell, sendAsset, SPA_CSP, webRoot } from './static.js'
 import { SESSION_COOKIE, SESSION_TTL, consumeSsoToken, createSession, endSession, sessionUser } from '../resources/admin/sso.js'
 
-const loginBody = z.object({ email: z.string().max(254).default(''), password: z.string().max(1024).default('') })
+const loginBody = z.object({ email: z.string().max(254).default(''), password: z.string().max(1024).default(''), csrf: z.string().max(128).optional() })
 
 const dashboard: FastifyPluginAsync<{ webRoot?: string }> = async (app, opts) => {
   const root = opts.webRoot ?? webRoot()
@@ -31,11 +32,14 @@ const dashboard: FastifyPluginAsync<{ webRoot?: string }> = async (app, opts) =>
     })
   }
 
+  const csrf = loginCsrf(app)
+
   function loginForm(reply: FastifyReply, status: number, error?: string) {
+    const token = csrf.issue(reply.request, reply)
     return sendPage(reply, status, {
       title: 'Sign in · Kurz',
       body: html`<main><h1>Sign in</h1>${error ? html`<p class="error">${error}</p>` : ''}
-<form method="post" action="/login">
+<form method="post" action="/login">${token ? html`<input type="hidden" name="csrf" value="${token}">` : ''}
 <p><label>Email<br><input type="email" name="email" required autocomplete="username"></label></p>
 <p><label>Password<br><input type="password" name="password" required autocomplete="current-password"></label></p>
 <p><button type="submit">Sign in</button></p></form></main>`.value,
@@ -57,19 +61,25 @@ const dashboard: FastifyPluginAsync<{ webRoot?: string }> = async (app, opts) =>
   // GET /login – email and password form
   app.get('/login', async (_req, reply) => loginForm(reply, 200))
 
-  // POST /login – throttled per IP and email before argon2 runs
+  // POST /login – refused from other sites; throttled per IP and email before argon2 runs
   app.post('/login', async (req, reply) => {
     const parsed = loginBody.safeParse(req.body ?? {})
-    const { email, password } = parsed.success ? parsed.data : { email: '', password: '' }
+    const { email, password, csrf: token } = parsed.success ? parsed.data : { email: '', password: '', csrf: undefined }
+    if (!csrf.accepts(req, token)) return loginForm(reply, 403, 'This sign-in form came from another site or is out of date: sign in again here.')
     const key = `${req.ip}|${email.toLowerCase()}`
-    if (await logins.blocked(key)) return loginForm(reply.header('retry-after', 900), 429, 'Too many attempts. Try again in 15 minutes.')
+    // counted before it is checked, so simultaneous guesses cannot all slip in
+    if (!(await logins.take(key))) return loginForm(reply.header('retry-after', 900), 429, 'Too many attempts. Try again in 15 minutes.')
     const user = email ? await findUserByEmail(app.db, email) : undefined
     // an unknown email costs one argon2 verify too, so response time does not tell which emails exist
     const hash = user?.passwordHash ?? (await dummyHash())
-    if (!(await verifyPassword(hash, password)) || !user) {
-      await logins.fail(key)
-      return loginForm(reply, 401, 'Email or password is wrong.')
+    let right: boolean
+    try {
+      right = await verifyGuess(hash, password)
+    } catch (err) {
+      if (!(err instanceof BusyError)) throw err
+      return loginForm(reply.header('retry-after', 5), 503, 'Too many sign-ins are being checked right now. Try again in a moment.')
     }
+    if (!right || !user) return loginForm(reply, 401, 'Email or password is wrong.')
     await logins.reset(key)
     startSession(reply, await createSession(app.db, user.id))
     return reply.redirect('/dashboard', 302)

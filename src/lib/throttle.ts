@@ -2,8 +2,11 @@ import type { Redis } from 'ioredis'
 import { LRUCache } from 'lru-cache'
 
 /**
- * Counts failures per key in a fixed window (wrong passwords, logins). Checked before any argon2
- * work, so guessing costs the attacker a 429, not us a CPU. Shared through Redis when there is one.
+ * Counts attempts per key in a fixed window (wrong passwords, logins, form posts). An attempt is
+ * counted before it is verified: `take` reserves it with one atomic increment, so a burst of
+ * simultaneous guesses past the budget is refused before any argon2 runs, however many arrive at
+ * once (checking first and counting after the verify let every guess of a burst through).
+ * Shared through Redis when there is one; with Redis away each instance counts on its own.
  */
 export class Throttle {
   private readonly local: LRUCache<string, { n: number; until: number }>
@@ -17,43 +20,35 @@ export class Throttle {
     this.local = new LRUCache({ max: 50_000 })
   }
 
-  /** true while `key` has used up its failures in the current window */
-  async blocked(key: string): Promise<boolean> {
-    return (await this.count(key)) >= this.max
+  /** Reserves one attempt for `key`: false when its budget for the window is already spent. */
+  async take(key: string): Promise<boolean> {
+    return (await this.increment(key)) <= this.max
   }
 
-  async count(key: string): Promise<number> {
-    if (this.redis) {
-      try {
-        return Number((await this.redis.get(this.redisKey(key))) ?? 0)
-      } catch {
-        /* Redis away: fall back to this instance's count */
-      }
-    }
-    const e = this.local.get(key)
-    return e && e.until > Date.now() ? e.n : 0
+  /** A right answer: the key starts afresh. */
+  async reset(key: string): Promise<void> {
+    this.local.delete(key)
+    if (this.redis?.status === 'ready') await this.redis.del(this.redisKey(key)).catch(() => {})
   }
 
-  async fail(key: string): Promise<void> {
-    if (this.redis) {
+  private async increment(key: string): Promise<number> {
+    // not ready: answer from this instance at once rather than wait for a command to time out
+    if (this.redis?.status === 'ready') {
       try {
         const k = this.redisKey(key)
-        const n = await this.redis.incr(k)
-        if (n === 1) await this.redis.pexpire(k, this.windowMs)
-        return
+        // SET NX gives the window its expiry exactly once, in the same transaction as the INCR
+        const res = await this.redis.multi().set(k, '0', 'PX', this.windowMs, 'NX').incr(k).exec()
+        const n = res?.[1]?.[1]
+        if (typeof n === 'number') return n
       } catch {
-        /* fall through to local */
+        /* Redis away: this instance's own count */
       }
     }
     const now = Date.now()
     const e = this.local.get(key)
-    if (e && e.until > now) e.n++
-    else this.local.set(key, { n: 1, until: now + this.windowMs })
-  }
-
-  async reset(key: string): Promise<void> {
-    this.local.delete(key)
-    if (this.redis) await this.redis.del(this.redisKey(key)).catch(() => {})
+    if (e && e.until > now) return ++e.n
+    this.local.set(key, { n: 1, until: now + this.windowMs })
+    return 1
   }
 
   private redisKey(key: string) {

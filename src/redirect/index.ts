@@ -4,7 +4,7 @@ import { linkStats } from '../clicks/stats.js'
 import { countryOf } from '../clicks/geo.js'
 import { toTimestamp } from '../http/format.js'
 import { notFoundPage } from '../lib/html.js'
-import { verifyPassword } from '../lib/passwords.js'
+import { BusyError, verifyGuess } from '../lib/passwords.js'
 import { Throttle } from '../lib/throttle.js'
 import { MINUTE } from '../lib/time.js'
 import { safeUrl, withParameters } from '../visit/url.js'
@@ -86,7 +86,7 @@ const redirect: FastifyPluginAsync = async (app) => {
 
   /**
    * Checks a posted password for a link or its statistics: throttled per IP and link before
-   * argon2 runs (5 wrong answers per 15 minutes, then 429). Returns true when it was right (the
+   * argon2 runs (5 attempts per 15 minutes, a right one starts afresh; then 429). Returns true when it was right (the
    * cookie is set); otherwise the reply has been sent.
    */
   async function checkPassword(
@@ -101,15 +101,23 @@ const redirect: FastifyPluginAsync = async (app) => {
     const throttle = kind === 'link' ? linkPasswords : statsPasswords
     const key = `${req.ip}|${linkId}`
     const form = { action: selfPath(req), purpose: kind, hidden, destinationSchemes: schemes }
-    if (await throttle.blocked(key)) {
+    // the attempt is counted before it is checked, so simultaneous guesses cannot all slip in
+    if (!(await throttle.take(key))) {
       reply.header('retry-after', Math.ceil(PASSWORD_WINDOW / 1000))
       await passwordForm(reply, 429, { ...form, error: 'Too many wrong passwords. Try again in 15 minutes.' })
       return false
     }
     const answer = formField(req.body, 'password') ?? ''
-    const right = answer !== '' && answer.length <= MAX_PASSWORD && (await verifyPassword(hash, answer))
+    let right = false
+    try {
+      right = answer !== '' && answer.length <= MAX_PASSWORD && (await verifyGuess(hash, answer))
+    } catch (err) {
+      if (!(err instanceof BusyError)) throw err
+      reply.header('retry-after', 5)
+      await passwordForm(reply, 503, { ...form, error: 'Too many passwords are being checked right now. Try again in a moment.' })
+      return false
+    }
     if (!right) {
-      await throttle.fail(key)
       await passwordForm(reply, 401, { ...form, error: 'That password is not right.' })
       return false
     }

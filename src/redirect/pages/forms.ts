@@ -18,9 +18,10 @@ export interface PasswordFormOptions {
 
 /**
  * The password form of DECISIONS §5 step 4: one field named `password`, form-encoded POST to the
- * same path. 200 when asked for, 401 after a wrong answer, 429 while throttled.
+ * same path. 200 when asked for, 401 after a wrong answer, 429 while throttled, 503 while too many
+ * passwords are being checked at once.
  */
-export function passwordForm(reply: FastifyReply, status: 200 | 401 | 429, o: PasswordFormOptions) {
+export function passwordForm(reply: FastifyReply, status: 200 | 401 | 429 | 503, o: PasswordFormOptions) {
   const heading = o.purpose === 'link' ? 'This link is protected' : 'These statistics are protected'
   const hidden = Object.entries(o.hidden ?? {}).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`)
   return sendPage(reply, status, {

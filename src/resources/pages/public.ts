@@ -42,11 +42,10 @@ const overlayResponses: FastifyPluginAsync = async (app) => {
     if (id < 1 || id > MAX_ID) return notFoundPage(reply)
     // every attempt counts, valid or not, so a script cannot flood the owner's inbox or a poll
     const key = `${req.ip}|${id}`
-    if (await throttle.blocked(key)) {
+    if (!(await throttle.take(key))) {
       reply.header('retry-after', 3600)
       return messagePage(reply, 429, 'Too many answers', 'You have sent several answers already. Please try again later.')
     }
-    await throttle.fail(key)
 
     const page = await repo.findOverlay(app.db, id)
     if (!page || (page.overlayType !== 'contact' && page.overlayType !== 'poll')) return notFoundPage(reply)
