@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { and, count, eq, sql } from 'drizzle-orm'
+import { and, eq, sql } from 'drizzle-orm'
 import pg from 'pg'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../src/app.js'
@@ -11,7 +11,7 @@ import { purgeExpiredClicks } from '../../src/clicks/retention.js'
 import type { Visitor } from '../../src/visit/visitor.js'
 import { appWith, testConfig, testDatabase, type TestApp, type TestUser } from '../helpers/app.js'
 import { addLink, insertLink } from '../helpers/fixtures.js'
-import { counters, expectRedirect, visit } from '../helpers/visits.js'
+import { clickRows as rows, counters, expectRedirect, visit } from '../helpers/visits.js'
 import { UA } from '../redirect/user-agents.js'
 
 const human = (ip = '81.2.69.142', ua = UA.mac): Visitor => ({
@@ -24,12 +24,6 @@ const human = (ip = '81.2.69.142', ua = UA.mac): Visitor => ({
   isBot: false,
   isCrawler: false,
 })
-
-async function rows(t: { app: FastifyInstance }, linkId: number) {
-  await t.app.clicks.flush()
-  const [{ n }] = await t.app.db.select({ n: count() }).from(clicks).where(eq(clicks.linkId, linkId))
-  return n
-}
 
 async function rollup(app: FastifyInstance, linkId: number, dimension: string) {
   const r = await app.db
