@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import { boolean, index, integer, jsonb, pgTable, primaryKey, smallint, text, uniqueIndex } from 'drizzle-orm/pg-core'
+import { boolean, index, integer, jsonb, pgTable, primaryKey, smallint, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core'
 import { at, createdAt, id, updatedAt } from './columns.js'
 import { users } from './users.js'
 import { domains } from './domains.js'
@@ -16,6 +16,10 @@ export type LinkType = (typeof LINK_TYPES)[number]
 
 /** privacy of the statistics page: 0 public, 1 private, 2 password (v1 `privacy`, management `status`) */
 export const PRIVACY = { public: 0, private: 1, password: 2 } as const
+
+/** What the health checker last found at a link's long URL (DECISIONS §10.5). */
+export const HEALTH_STATES = ['ok', 'broken', 'unknown'] as const
+export type HealthState = (typeof HEALTH_STATES)[number]
 
 export const links = pgTable(
   'links',
@@ -53,6 +57,19 @@ export const links = pgTable(
     clicks: integer().notNull().default(0),
     uniqueClicks: integer().notNull().default(0),
     botClicks: integer().notNull().default(0),
+    /** status of a `direct` answer; null = REDIRECT_STATUS, so changing the setting moves every link that never chose */
+    redirectStatus: smallint(),
+    /** seconds a `direct` answer may be cached: 0 = private, max-age=0 */
+    cacheTtl: integer().notNull().default(0),
+    /** where visitors go while the long URL is broken */
+    fallback: text(),
+    healthState: text({ enum: HEALTH_STATES }).notNull().default('unknown'),
+    /** the HTTP status of the last check, null when none came back */
+    healthStatus: smallint(),
+    healthReason: text(),
+    checkedAt: at(),
+    /** when a checker may claim the link next: claimed and pushed forward in one statement */
+    nextCheckAt: timestamp({ withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -63,6 +80,28 @@ export const links = pgTable(
     index('links_user_clicks_idx').on(t.userId, t.clicks),
     index('links_campaign_idx').on(t.campaignId),
     index('links_domain_idx').on(t.domainId),
+    index('links_next_check_idx').on(t.nextCheckAt),
+  ],
+)
+
+/**
+ * Earlier aliases of a link (alias history): each keeps serving the link and stays reserved on
+ * its domain until released. One alias per domain across links and this table.
+ */
+export const linkAliases = pgTable(
+  'link_aliases',
+  {
+    id: id(),
+    linkId: integer().notNull().references(() => links.id, { onDelete: 'cascade' }),
+    /** the domain the alias was on; null = the default domain */
+    domainId: integer().references(() => domains.id, { onDelete: 'cascade' }),
+    alias: text().notNull(),
+    /** when the link stopped having this alias as its own */
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('link_aliases_domain_alias_idx').on(sql`coalesce(${t.domainId}, 0)`, t.alias),
+    index('link_aliases_link_idx').on(t.linkId),
   ],
 )
 
