@@ -2,15 +2,18 @@
 # Kurz: multi-stage build. The final image holds production dependencies, the compiled server and
 # the migrations (applied by the server itself on start), and runs as the unprivileged `node` user.
 
+# Node 20.11 or later, as package.json's engines say (cookie and content-disposition are pinned to
+# their CommonJS releases so that nothing asks for Node 22)
 ARG NODE_VERSION=20
 
-# -- build: every dependency, then tsc -------------------------------------------------------------
+# -- build: every dependency, then tsc and the dashboard (vite) ---------------------------------------
 FROM node:${NODE_VERSION}-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json ./
+COPY tsconfig.json tsconfig.build.json vite.config.ts ./
 COPY src ./src
+COPY web ./web
 RUN npm run build
 
 # -- production dependencies only --------------------------------------------------------------------
