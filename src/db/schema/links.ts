@@ -70,6 +70,8 @@ export const links = pgTable(
     checkedAt: at(),
     /** when a checker may claim the link next: claimed and pushed forward in one statement */
     nextCheckAt: timestamp({ withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    /** a blocklist entry matched it (DECISIONS §10.6): visitors get the 451 warning page until an admin releases it */
+    quarantined: boolean().notNull().default(false),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
