@@ -169,12 +169,22 @@ export function StatsView({ base, summary, noun }: { base: string; summary: Link
         <TopTable title="Referrers" map={tops.topReferrers} />
         <TopTable title="Browsers" map={tops.topBrowsers} />
         <TopTable title="Operating systems" map={tops.topOs} />
-        {stats && <TopTable title="Devices" map={stats.topDevices} />}
-        {stats && <TopTable title="Languages" map={stats.topLanguages} />}
+        {stats && <TopTable title="Devices" map={stats.topDevices} label={capitalise} />}
+        {stats && <TopTable title="Languages" map={stats.topLanguages} label={languageName} />}
       </div>
     </>
   )
 }
+
+const languages = new Intl.DisplayNames(undefined, { type: 'language' })
+function languageName(code: string): string {
+  try {
+    return /^[a-z]{2,3}(-[A-Za-z]{2})?$/.test(code) ? (languages.of(code) ?? code) : code
+  } catch {
+    return code
+  }
+}
+const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1)
 
 function TopTable({ title, map, label = (s: string) => s }: { title: string; map: TopMap | undefined; label?: (s: string) => string }) {
   const rows = map && typeof map === 'object' ? Object.entries(map).map(([k, v]) => [k, Number(v)] as const) : []
