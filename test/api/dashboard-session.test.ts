@@ -60,7 +60,8 @@ describe('dashboard session access to the JSON API', () => {
     const u = await t.makeUser()
     const s = await session(u)
     const other = await session(await t.makeUser())
-    for (const headers of [{ cookie: s.cookie }, { cookie: s.cookie, 'x-csrf-token': other.csrf }, { cookie: s.cookie, 'x-csrf-token': '' }]) {
+    const attempts: Record<string, string>[] = [{ cookie: s.cookie }, { cookie: s.cookie, 'x-csrf-token': other.csrf }, { cookie: s.cookie, 'x-csrf-token': '' }]
+    for (const headers of attempts) {
       const add = await call('POST', '/api/url/add', headers, { url: 'https://example.com/forged' })
       expect(add.statusCode).toBe(403)
       expect(add.json()).toMatchObject({ error: 1, message: expect.stringMatching(/X-CSRF-Token/) })
