@@ -33,6 +33,7 @@ import dashboardApi from './dashboard/api.js'
 import redirect from './redirect/index.js'
 import qrPublic from './resources/qr/public.js'
 import { createClickRecorder } from './clicks/recorder.js'
+import { ClickSpool } from './clicks/spool.js'
 import { startRetentionJob } from './clicks/retention.js'
 import { LinkCache } from './redirect/cache.js'
 import campaignPages from './resources/campaigns/public.js'
@@ -59,6 +60,8 @@ export interface Deps {
   db: DbHandle
   /** where pino writes the logs (tests capture them); stdout otherwise */
   logStream: NodeJS.WritableStream
+  /** append each visit to the crash-safe click spool in DATA_DIR (the server; tests opt in) */
+  spool: boolean
   /** webhook delivery settings (tests: short backoff, fast polling) */
   webhooks: Partial<DeliveryOptions>
 }
@@ -101,7 +104,9 @@ export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promis
 
   // The click pipeline and the redirect cache. Their onClose hook is added after the one above,
   // so it runs first: buffered clicks are written before the database closes.
-  app.decorate('clicks', createClickRecorder({ db: handle.db, visitorKey: app.keys.visitor, log: app.log, ping: () => handle.ping(), onBatch: clickEvents(config.publicUrl) }))
+  const spool = deps.spool ? new ClickSpool(config.dataDir) : undefined
+  app.decorate('clicks', createClickRecorder({ db: handle.db, visitorKey: app.keys.visitor, log: app.log, ping: () => handle.ping(), onBatch: clickEvents(config.publicUrl), spool }))
+  await app.clicks.replay()
   app.decorate('linkCache', new LinkCache({ db: handle.db, defaultHost: config.defaultHost, liveClicks: app.clicks.live, log: app.log, redis: app.redis }))
   await app.linkCache.start()
   const stopRetention = startRetentionJob(handle.db, app.log)

@@ -23,7 +23,7 @@ const handle = await openDatabase(config.db, (line) => process.stderr.write(`${l
   process.exit(1)
 })
 
-const app = await buildApp(config, { db: handle })
+const app = await buildApp(config, { db: handle, spool: true })
 
 let closing = false
 async function shutdown(signal: string) {

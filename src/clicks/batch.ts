@@ -18,11 +18,19 @@ const rowsOf = <T>(result: unknown): T[] => (result as { rows: T[] }).rows
 /** Runs inside a batch's transaction after its rows are written (webhooks queue click events). */
 export type BatchHook = (tx: Tx, hits: readonly BufferedHit[]) => Promise<void>
 
-/** Writes a batch in one transaction; returns how many hits were stored (others: deleted subjects). */
-export async function writeClickBatch(db: Db, visitorKey: Buffer, batch: BufferedHit[], onBatch?: BatchHook): Promise<number> {
+/** The click spool's part of a batch: whose spool, and whether records replayed after a crash are in it. */
+export interface SpoolMark {
+  instance: string
+  /** sequences below it may have been committed before a crash: check the mark */
+  replayBelow: number
+}
+
+/** Writes a batch in one transaction; returns how many hits were stored (others: deleted subjects or already committed). */
+export async function writeClickBatch(db: Db, visitorKey: Buffer, batch: BufferedHit[], onBatch?: BatchHook, spool?: SpoolMark): Promise<number> {
   for (const h of batch) h.enriched ??= enrich(visitorKey, h.visitor, new Date(h.at))
   return db.transaction(async (tx) => {
-    const live = await existing(tx, batch)
+    const fresh = spool ? await markSpool(tx, spool, batch) : batch
+    const live = await existing(tx, fresh)
     if (live.length === 0) return 0
     const keep = await applyQuota(tx, live)
 
@@ -58,6 +66,25 @@ export async function writeClickBatch(db: Db, visitorKey: Buffer, batch: Buffere
     await onBatch?.(tx, live)
     return live.length
   })
+}
+
+/**
+ * Records the batch's highest spool sequence as committed (with the clicks, in their transaction)
+ * and, when replayed records are in the batch, leaves out those a batch committed before a crash.
+ */
+async function markSpool(tx: Tx, spool: SpoolMark, batch: BufferedHit[]): Promise<BufferedHit[]> {
+  let top = 0
+  for (const h of batch) if (h.seq !== undefined && h.seq > top) top = h.seq
+  if (top === 0) return batch
+  let fresh = batch
+  if (batch.some((h) => h.seq !== undefined && h.seq < spool.replayBelow)) {
+    const [row] = rowsOf<{ seq: string | number }>(await tx.execute(sql`select seq from click_spool_marks where instance = ${spool.instance} for update`))
+    const done = row ? Number(row.seq) : 0
+    fresh = batch.filter((h) => h.seq === undefined || h.seq > done)
+  }
+  await tx.execute(sql`insert into click_spool_marks (instance, seq) values (${spool.instance}, ${top})
+      on conflict (instance) do update set seq = greatest(click_spool_marks.seq, excluded.seq)`)
+  return fresh
 }
 
 /** Keeps hits whose link / QR code still exists, locking them against a concurrent delete. */

@@ -21,4 +21,6 @@ export interface BufferedHit extends Hit {
   enriched?: EnrichedClick
   /** a human visit of a link: counts toward its live click count until written */
   human: boolean
+  /** its record's sequence in the click spool (spool.ts), when the spool is on */
+  seq?: number
 }

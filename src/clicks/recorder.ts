@@ -1,8 +1,10 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Db } from '../db/client.js'
+import { sql } from 'drizzle-orm'
 import { writeClickBatch, type BatchHook } from './batch.js'
 import type { BufferedHit, Hit } from './hit.js'
 import { LiveClicks } from './live-clicks.js'
+import type { ClickSpool } from './spool.js'
 
 export type { Hit }
 
@@ -18,6 +20,8 @@ export interface RecorderOptions {
   maxBuffer?: number
   /** called in each batch's transaction (webhook click events) */
   onBatch?: BatchHook
+  /** the crash-safe spool (spool.ts): every hit is appended before its answer; see replay() */
+  spool?: ClickSpool
 }
 
 export interface RecorderStats {
@@ -25,11 +29,20 @@ export interface RecorderStats {
   written: number
   /** hits of links or QR codes deleted before their batch was written */
   discarded: number
-  /** hits lost: buffer overflow during an outage, or a batch the database kept refusing */
+  /** hits lost: buffer overflow during an outage (with the spool: only when the disk refused too), or a batch the database kept refusing */
   dropped: number
   /** failed write attempts */
   failures: number
   buffered: number
+}
+
+export interface SpoolCounters {
+  /** hits appended to the spool */
+  spooled: number
+  /** hits the spool could not take (disk full): kept in memory only */
+  unspooled: number
+  /** hits only on disk: the memory buffer was full, read back as it drains */
+  backlog: number
 }
 
 const MAX_BACKOFF_MS = 10_000
@@ -44,7 +57,7 @@ const POISON_ATTEMPTS = 5
 export class ClickRecorder {
   private buffer: BufferedHit[] = []
   private readonly db: Db
-  private readonly opts: Required<Omit<RecorderOptions, 'ping' | 'onBatch'>> & Pick<RecorderOptions, 'ping' | 'onBatch'>
+  private readonly opts: Required<Omit<RecorderOptions, 'ping' | 'onBatch' | 'spool'>> & Pick<RecorderOptions, 'ping' | 'onBatch' | 'spool'>
   private timer: NodeJS.Timeout | null = null
   private chain: Promise<void> = Promise.resolve()
   private closed = false
@@ -53,6 +66,12 @@ export class ClickRecorder {
   private lastOverflowLog = 0
   private overflowSinceLog = 0
   private readonly counters: RecorderStats = { recorded: 0, written: 0, discarded: 0, dropped: 0, failures: 0, buffered: 0 }
+  private readonly spooling: SpoolCounters = { spooled: 0, unspooled: 0, backlog: 0 }
+  /** set while hits live only in the spool: the last sequence in memory; later ones are on disk */
+  private diskAfter: number | null = null
+  private lastSpoolErrorLog = 0
+  /** how long the last committed batch took, in ms (metrics) */
+  lastFlushMs = 0
   /** live click counts of what this recorder buffers (expiry by `expiration_clicks`) */
   readonly live = new LiveClicks()
 
@@ -63,7 +82,36 @@ export class ClickRecorder {
 
   record(hit: Hit): void {
     if (hit.linkId === undefined && hit.qrId === undefined) return
-    if (this.buffer.length >= this.opts.maxBuffer || this.closed) {
+    const human = !hit.visitor.isBot && hit.linkId !== undefined
+    const buffered: BufferedHit = {
+      linkId: hit.linkId,
+      qrId: hit.qrId,
+      userId: hit.userId,
+      source: hit.source,
+      visitor: hit.visitor,
+      rotation: hit.rotation,
+      at: Date.now(),
+      human,
+    }
+    const full = this.buffer.length >= this.opts.maxBuffer
+    if (this.opts.spool && !this.closed) {
+      try {
+        buffered.seq = this.opts.spool.append(buffered)
+        this.spooling.spooled++
+      } catch (err) {
+        this.spooling.unspooled++
+        this.spoolFailed(err)
+      }
+      // memory full (or already behind): the hit waits on disk, read back in order as the buffer drains
+      if (buffered.seq !== undefined && (full || this.diskAfter !== null)) {
+        if (this.diskAfter === null) this.diskAfter = buffered.seq - 1
+        this.counters.recorded++
+        this.spooling.backlog++
+        this.schedule(this.opts.flushIntervalMs)
+        return
+      }
+    }
+    if (full || this.closed) {
       this.counters.dropped++
       this.overflowSinceLog++
       const now = Date.now()
@@ -77,24 +125,50 @@ export class ClickRecorder {
       }
       return
     }
-    const human = !hit.visitor.isBot && hit.linkId !== undefined
-    this.buffer.push({
-      linkId: hit.linkId,
-      qrId: hit.qrId,
-      userId: hit.userId,
-      source: hit.source,
-      visitor: hit.visitor,
-      rotation: hit.rotation,
-      at: Date.now(),
-      human,
-    })
+    this.buffer.push(buffered)
     this.counters.recorded++
     if (human) this.live.buffered(hit.linkId!)
     this.schedule(this.buffer.length >= this.opts.batchSize ? 0 : this.opts.flushIntervalMs)
   }
 
+  /**
+   * Puts back in the buffer what the spool held at start (a crash or an outage at shutdown left
+   * it there); the batches skip what was committed before the crash (batch.ts, click_spool_marks).
+   */
+  async replay(): Promise<number> {
+    const spool = this.opts.spool
+    if (!spool) return 0
+    // a clock set back since the last run must not give new records sequences already committed
+    try {
+      const res = await this.db.execute(sql`select seq from click_spool_marks where instance = ${spool.name}`)
+      const row = (res as unknown as { rows: { seq: string | number }[] }).rows[0]
+      if (row) spool.advance(Number(row.seq) + 1)
+    } catch {
+      /* the database is away: the clock and the segments' own sequences still order them */
+    }
+    const hits = spool.replay()
+    for (const h of hits) {
+      if (this.buffer.length >= this.opts.maxBuffer) {
+        this.diskAfter = this.buffer[this.buffer.length - 1].seq!
+        this.spooling.backlog = hits.length - this.buffer.length
+        break
+      }
+      this.buffer.push(h)
+      if (h.human) this.live.buffered(h.linkId!)
+    }
+    if (hits.length > 0) {
+      this.opts.log.info({ clicks: hits.length, spool: spool.name }, 'replaying clicks left in the spool by the last run')
+      this.schedule(0)
+    }
+    return hits.length
+  }
+
   stats(): RecorderStats {
     return { ...this.counters, buffered: this.buffer.length }
+  }
+
+  spoolStats(): SpoolCounters & { on: boolean } {
+    return { ...this.spooling, on: this.opts.spool !== undefined }
   }
 
   /**
@@ -103,6 +177,7 @@ export class ClickRecorder {
    */
   flush(): Promise<void> {
     const run = this.chain.then(async () => {
+      if (this.opts.spool) this.refill()
       let todo = this.buffer.length
       while (todo > 0 && this.buffer.length > 0) todo -= await this.writeBatch()
     })
@@ -116,7 +191,7 @@ export class ClickRecorder {
     this.timer = null
     const deadline = Date.now() + deadlineMs
     let wait = 100
-    while (this.buffer.length > 0) {
+    while (this.buffer.length > 0 || this.spooling.backlog > 0) {
       try {
         await this.flush()
       } catch {
@@ -126,6 +201,14 @@ export class ClickRecorder {
       }
     }
     this.closed = true
+    if (this.opts.spool) {
+      const left = this.buffer.length + this.spooling.backlog
+      if (left > 0) this.opts.log.warn({ kept: left }, 'database unavailable at shutdown: clicks kept in the spool for the next start')
+      this.buffer = []
+      this.live.clear()
+      this.opts.spool.close()
+      return
+    }
     if (this.buffer.length > 0) {
       this.counters.dropped += this.buffer.length
       this.opts.log.error({ lost: this.buffer.length }, 'database unavailable at shutdown: buffered clicks could not be stored')
@@ -145,7 +228,7 @@ export class ClickRecorder {
       this.timer = null
       this.flush().then(
         () => {
-          if (this.buffer.length > 0) this.schedule(this.opts.flushIntervalMs)
+          if (this.buffer.length > 0 || this.diskAfter !== null) this.schedule(this.opts.flushIntervalMs)
         },
         () => this.schedule(0),
       )
@@ -158,14 +241,23 @@ export class ClickRecorder {
     const batch = this.buffer.slice(0, this.opts.batchSize)
     if (batch.length === 0) return 0
     this.live.batchStarted()
+    const spool = this.opts.spool
     try {
       let written: number
+      const started = performance.now()
       try {
-        written = await writeClickBatch(this.db, this.opts.visitorKey, batch, this.opts.onBatch)
+        written = await writeClickBatch(this.db, this.opts.visitorKey, batch, this.opts.onBatch, spool && { instance: spool.name, replayBelow: spool.replayBelow })
       } catch (err) {
         return await this.failed(batch, err)
       }
+      this.lastFlushMs = performance.now() - started
       this.take(batch)
+      if (spool) {
+        let top = 0
+        for (const h of batch) if (h.seq !== undefined && h.seq > top) top = h.seq
+        if (top > 0) spool.committed(top)
+        this.refill()
+      }
       this.counters.written += written
       this.counters.discarded += batch.length - written
       this.consecutiveFailures = 0
@@ -175,6 +267,28 @@ export class ClickRecorder {
     } finally {
       this.live.batchEnded()
     }
+  }
+
+  /** Reads back hits that overflowed to disk, in order, once the buffer has room. */
+  private refill() {
+    if (this.diskAfter === null || this.buffer.length > this.opts.maxBuffer / 2) return
+    const room = this.opts.maxBuffer - this.buffer.length
+    const hits = this.opts.spool!.read(this.diskAfter, room)
+    for (const h of hits) {
+      this.buffer.push(h)
+      if (h.human) this.live.buffered(h.linkId!)
+    }
+    this.spooling.backlog = Math.max(0, this.spooling.backlog - hits.length)
+    // everything after diskAfter is now in memory: new hits go to the buffer again
+    this.diskAfter = hits.length < room ? null : hits[hits.length - 1].seq!
+    if (this.diskAfter === null) this.spooling.backlog = 0
+  }
+
+  private spoolFailed(err: unknown) {
+    const now = Date.now()
+    if (now - this.lastSpoolErrorLog < 10_000) return
+    this.lastSpoolErrorLog = now
+    this.opts.log.error({ err: (err as Error)?.message, unspooled: this.spooling.unspooled }, 'click spool append failed (disk full?): clicks kept in memory only')
   }
 
   private take(batch: BufferedHit[]) {

@@ -1,0 +1,262 @@
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync, writeFileSync, writeSync } from 'node:fs'
+import { join } from 'node:path'
+import { nanoid } from 'nanoid'
+import type { BufferedHit } from './hit.js'
+
+/**
+ * The crash-safe click spool (DECISIONS §10.7, decisions log "Click spool"). Every recorded hit is
+ * appended, synchronously and before its answer is sent, as one JSON line to a segment file
+ * `DATA_DIR/spool/<instance>-<first seq>.spool`. The written page cache survives `kill -9` (not a
+ * power cut: an fsync per click would cost more than the redirect). Each record carries a sequence
+ * number, increasing for the life of the instance id; the batch that writes it records the highest
+ * sequence it committed (click_spool_marks) in the same transaction, and segments are deleted only
+ * once every record in them is at or below that mark. Replay after a crash reads the segments back,
+ * and the batch skips records at or below the mark, so a batch committed just before the crash is
+ * never written twice.
+ */
+
+/** records per segment before the next append starts a new file (a segment is deleted whole) */
+const SEGMENT_RECORDS = 20_000
+const SOURCES = ['link', 'rotator', 'qr'] as const
+
+interface Segment {
+  file: string
+  first: number
+  last: number
+  records: number
+}
+
+/** slot names this process holds, so two apps in one process (tests) never share a spool */
+const held = new Set<string>()
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/** The instance id kept in DATA_DIR, created on first start. */
+function instanceId(dataDir: string): string {
+  const file = join(dataDir, 'instance-id')
+  if (existsSync(file)) {
+    const id = readFileSync(file, 'utf8').trim()
+    if (/^[\w-]{4,64}$/.test(id)) return id
+  }
+  const id = nanoid(12).replace(/[^\w]/g, 'x')
+  mkdirSync(dataDir, { recursive: true })
+  writeFileSync(file, `${id}\n`)
+  return id
+}
+
+/**
+ * Claims a spool name: the instance id, or `<id>.<n>` when another live process (or another app
+ * in this one) holds it, so processes sharing one DATA_DIR never share a spool. A slot whose holder
+ * died is taken over, and its spool replayed by the new holder.
+ */
+function claim(dir: string, id: string): { name: string; release(): void } {
+  for (let n = 0; n < 64; n++) {
+    const name = n === 0 ? id : `${id}.${n}`
+    if (held.has(name)) continue
+    const lock = join(dir, `${name}.pid`)
+    if (existsSync(lock)) {
+      const pid = Number(readFileSync(lock, 'utf8').trim())
+      if (pid !== process.pid && Number.isInteger(pid) && pid > 0 && alive(pid)) continue
+    }
+    writeFileSync(lock, `${process.pid}\n`)
+    held.add(name)
+    return {
+      name,
+      release: () => {
+        held.delete(name)
+        try {
+          if (readFileSync(lock, 'utf8').trim() === String(process.pid)) unlinkSync(lock)
+        } catch {
+          /* already gone */
+        }
+      },
+    }
+  }
+  throw new Error(`Every click spool slot in ${dir} is held by a running process.`)
+}
+
+type Line = [seq: number, at: number, linkId: number, qrId: number, userId: number, source: number, rotation: number, ip: string, ua: string, referrer: string, language: string, bot: 0 | 1]
+
+function toLine(h: BufferedHit, seq: number): string {
+  const v = h.visitor
+  const line: Line = [seq, h.at, h.linkId ?? 0, h.qrId ?? 0, h.userId, SOURCES.indexOf(h.source), h.rotation ?? -1, v.ip, v.userAgent, v.referrer, v.language ?? '', v.isBot ? 1 : 0]
+  return `${JSON.stringify(line)}\n`
+}
+
+function fromLine(text: string): BufferedHit | null {
+  let l: Line
+  try {
+    l = JSON.parse(text) as Line
+  } catch {
+    return null // a line torn by the crash: its visit was never answered
+  }
+  if (!Array.isArray(l) || l.length !== 12 || !Number.isSafeInteger(l[0])) return null
+  const [seq, at, linkId, qrId, userId, source, rotation, ip, userAgent, referrer, language, bot] = l
+  const isBot = bot === 1
+  return {
+    seq,
+    at,
+    linkId: linkId || undefined,
+    qrId: qrId || undefined,
+    userId,
+    source: SOURCES[source] ?? 'link',
+    rotation: rotation >= 0 ? rotation : undefined,
+    visitor: { ip, userAgent, referrer, acceptLanguage: '', language: language || null, device: null, isBot, isCrawler: false },
+    human: !isBot && !!linkId,
+  }
+}
+
+export interface SpoolStats {
+  /** records appended since start */
+  appended: number
+  /** appends the disk refused (full, read-only…) */
+  failed: number
+  /** segment files on disk */
+  segments: number
+}
+
+export class ClickSpool {
+  readonly name: string
+  private readonly dir: string
+  private readonly release: () => void
+  private segments: Segment[] = []
+  private current: (Segment & { fd: number }) | null = null
+  private nextSeq = 1
+  /** sequences below it were in the spool at start: only their batches need the mark checked */
+  readonly replayBelow: number
+  private readonly counters = { appended: 0, failed: 0 }
+
+  /** Claims a spool in `DATA_DIR/spool`; `replay()` then hands back what a crash left there. */
+  constructor(dataDir: string) {
+    this.dir = join(dataDir, 'spool')
+    mkdirSync(this.dir, { recursive: true })
+    const slot = claim(this.dir, instanceId(dataDir))
+    this.name = slot.name
+    this.release = slot.release
+    for (const f of readdirSync(this.dir)) {
+      const m = new RegExp(`^${this.name.replace('.', '\\.')}-(\\d+)\\.spool$`).exec(f)
+      if (m) this.segments.push({ file: join(this.dir, f), first: Number(m[1]), last: Number(m[1]) - 1, records: 0 })
+    }
+    this.segments.sort((a, b) => a.first - b.first)
+    // a sequence never repeats for this name: at least the clock in µs, which a restart cannot undercut
+    this.nextSeq = Date.now() * 1000
+    this.replayBelow = this.nextSeq
+  }
+
+  /** Never hands out a sequence below `seq` (the mark the database holds for this spool). */
+  advance(seq: number): void {
+    if (seq > this.nextSeq) this.nextSeq = seq
+  }
+
+  /** Every record the segments hold, in order; the caller writes them like fresh hits. */
+  replay(): BufferedHit[] {
+    const out: BufferedHit[] = []
+    for (const s of this.segments) {
+      for (const text of readFileSync(s.file, 'utf8').split('\n')) {
+        if (!text) continue
+        const h = fromLine(text)
+        if (!h) continue
+        out.push(h)
+        s.last = Math.max(s.last, h.seq!)
+        s.records++
+      }
+    }
+    out.sort((a, b) => a.seq! - b.seq!)
+    const top = out.length ? out[out.length - 1].seq! + 1 : 0
+    if (top > this.nextSeq) {
+      this.nextSeq = top
+      ;(this as { replayBelow: number }).replayBelow = top
+    }
+    // segments that held nothing readable are done with
+    this.segments = this.segments.filter((s) => s.records > 0 || !this.unlink(s.file))
+    return out
+  }
+
+  /**
+   * Appends a hit and gives it its sequence; synchronous, so the record is in the page cache
+   * before the visit's answer is written. Throws when the disk refuses (the caller counts it).
+   */
+  append(hit: BufferedHit): number {
+    const seq = this.nextSeq
+    const line = toLine(hit, seq)
+    try {
+      if (!this.current) {
+        const file = join(this.dir, `${this.name}-${seq}.spool`)
+        this.current = { file, first: seq, last: seq - 1, records: 0, fd: openSync(file, 'a') }
+      }
+      writeSync(this.current.fd, line)
+    } catch (err) {
+      this.counters.failed++
+      throw err
+    }
+    this.nextSeq++
+    this.counters.appended++
+    this.current.last = seq
+    if (++this.current.records >= SEGMENT_RECORDS) this.seal()
+    return seq
+  }
+
+  /** Records after `afterSeq`, oldest first, at most `limit`: what overflowed the memory buffer. */
+  read(afterSeq: number, limit: number): BufferedHit[] {
+    const out: BufferedHit[] = []
+    for (const s of [...this.segments, ...(this.current ? [this.current] : [])]) {
+      if (s.last <= afterSeq) continue
+      for (const text of readFileSync(s.file, 'utf8').split('\n')) {
+        if (!text) continue
+        const h = fromLine(text)
+        if (h && h.seq! > afterSeq) out.push(h)
+        if (out.length >= limit) return out
+      }
+    }
+    return out
+  }
+
+  /** Everything up to `seq` is committed: deletes the segments it covers. */
+  committed(seq: number): void {
+    this.segments = this.segments.filter((s) => s.last > seq || !this.unlink(s.file))
+    if (this.current && this.current.last <= seq) {
+      closeSync(this.current.fd)
+      this.unlink(this.current.file)
+      this.current = null
+    }
+  }
+
+  stats(): SpoolStats {
+    return { ...this.counters, segments: this.segments.length + (this.current ? 1 : 0) }
+  }
+
+  /** Keeps whatever is not committed on disk for the next start. */
+  close(): void {
+    if (this.current) {
+      const c = this.current
+      this.current = null
+      closeSync(c.fd)
+      if (c.records === 0) this.unlink(c.file)
+    }
+    this.release()
+  }
+
+  private seal() {
+    const c = this.current!
+    closeSync(c.fd)
+    this.segments.push({ file: c.file, first: c.first, last: c.last, records: c.records })
+    this.current = null
+  }
+
+  /** returns true once the file is gone */
+  private unlink(file: string): boolean {
+    try {
+      unlinkSync(file)
+    } catch {
+      /* already gone */
+    }
+    return true
+  }
+}

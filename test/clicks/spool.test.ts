@@ -1,0 +1,124 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { eq } from 'drizzle-orm'
+import pino from 'pino'
+import type { FastifyInstance } from 'fastify'
+import { buildApp } from '../../src/app.js'
+import type { DbHandle } from '../../src/db/client.js'
+import { runMigrations } from '../../src/db/migrate.js'
+import { seedPlans } from '../../src/resources/admin/plans.js'
+import { links, plans, users } from '../../src/db/schema/index.js'
+import { ClickRecorder, type Hit } from '../../src/clicks/recorder.js'
+import { ClickSpool } from '../../src/clicks/spool.js'
+import { testConfig, testDatabase, type TestApp } from '../helpers/app.js'
+import { insertLink } from '../helpers/fixtures.js'
+import { clickRows, counters, expectRedirect, visit } from '../helpers/visits.js'
+
+/* The click spool in one process: replay exactly once, and clicks kept on disk while the database is away. */
+
+const spoolFiles = (dir: string) => readdirSync(join(dir, 'spool')).filter((f) => f.endsWith('.spool'))
+
+describe('click spool', () => {
+  let handle: DbHandle
+  let drop: () => Promise<void>
+  let down = false
+  const dirs: string[] = []
+  let userId: number
+
+  const tempDir = () => {
+    const d = mkdtempSync(join(tmpdir(), 'kurz-spool-'))
+    dirs.push(d)
+    return d
+  }
+  const start = async (dir: string): Promise<TestApp> => {
+    const app: FastifyInstance = await buildApp(testConfig({ DATA_DIR: dir }), { db: handle, spool: true })
+    await app.ready()
+    return { app } as TestApp
+  }
+
+  beforeAll(async () => {
+    const database = await testDatabase()
+    drop = database.drop
+    const real = database.handle
+    // the database "away": every batch's transaction fails as a refused connection would
+    const db = new Proxy(real.db, {
+      get(target, prop, receiver) {
+        if (prop === 'transaction' && down) return () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432'))
+        return Reflect.get(target, prop, receiver)
+      },
+    }) as DbHandle['db']
+    handle = { ...real, db, ping: async () => (down ? false : real.ping()) }
+    await runMigrations(real)
+    await seedPlans(real.db)
+    const [plan] = await real.db.select().from(plans).where(eq(plans.name, 'Pro'))
+    const [user] = await real.db.insert(users).values({ email: 'spool@example.com', username: 'spool', passwordHash: 'x', planId: plan.id }).returning()
+    userId = user.id
+  })
+  afterAll(async () => {
+    await drop()
+    for (const d of dirs) rmSync(d, { recursive: true, force: true })
+  })
+
+  it('replays a segment whose batch committed just before a crash without writing it twice', async () => {
+    const dir = tempDir()
+    let t = await start(dir)
+    const link = await insertLink(t, userId, { alias: 'spool1', url: 'https://example.com/spool' })
+    for (let i = 0; i < 30; i++) expectRedirect(await visit(t, '/spool1', { remoteAddress: `203.0.113.${i}` }), 302, 'https://example.com/spool')
+    // the spool as a crash between the commit and the segment's deletion would leave it
+    const files = spoolFiles(dir)
+    expect(files.length).toBe(1)
+    const saved = files.map((f) => [f, readFileSync(join(dir, 'spool', f))] as const)
+    expect(saved[0][1].toString().trim().split('\n')).toHaveLength(30)
+    expect(await clickRows(t, link.id)).toBe(30)
+    expect(spoolFiles(dir)).toEqual([]) // committed: deleted
+    await t.app.close()
+    for (const [f, body] of saved) writeFileSync(join(dir, 'spool', f), body)
+
+    t = await start(dir)
+    await t.app.clicks.flush()
+    expect(await counters(t, link.id)).toMatchObject({ clicks: 30, uniqueClicks: 30 })
+    expect(await clickRows(t, link.id)).toBe(30)
+    expect(spoolFiles(dir)).toEqual([])
+    for (let i = 0; i < 5; i++) expectRedirect(await visit(t, '/spool1', { remoteAddress: `198.51.100.${i}` }), 302, 'https://example.com/spool')
+    expect(await clickRows(t, link.id)).toBe(35)
+    await t.app.close()
+  })
+
+  it('keeps clicks on disk beyond the memory buffer while the database is away, and writes each once when it is back', async () => {
+    const dir = tempDir()
+    const t = await start(dir)
+    const link = await insertLink(t, userId, { alias: 'spool2', url: 'https://example.com/spool2' })
+    await t.app.close()
+    const log = pino({ level: 'silent' })
+    const hit = (i: number): Hit => ({
+      linkId: link.id,
+      userId,
+      source: 'link',
+      visitor: { ip: `192.0.2.${i}`, userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Firefox/125.0', referrer: '', acceptLanguage: '', language: null, device: null, isBot: false, isCrawler: false },
+    })
+    const recorder = (spool: ClickSpool) => new ClickRecorder({ db: handle.db, visitorKey: Buffer.alloc(32, 7), log, ping: handle.ping, maxBuffer: 5, spool })
+
+    down = true
+    const first = recorder(new ClickSpool(dir))
+    for (let i = 0; i < 12; i++) first.record(hit(i))
+    expect(first.stats()).toMatchObject({ recorded: 12, dropped: 0, buffered: 5 })
+    expect(first.spoolStats()).toEqual({ on: true, spooled: 12, unspooled: 0, backlog: 7 })
+    await expect(first.flush()).rejects.toThrow()
+    // the process stops with the database still away: nothing is dropped, the spool keeps all 12
+    await first.close(50)
+    expect(first.stats().dropped).toBe(0)
+
+    down = false
+    const second = recorder(new ClickSpool(dir))
+    expect(await second.replay()).toBe(12)
+    for (let i = 12; i < 20; i++) second.record(hit(i))
+    await second.close()
+    expect(second.stats()).toMatchObject({ written: 20, dropped: 0, buffered: 0 })
+    expect(second.spoolStats().backlog).toBe(0)
+    const [row] = await handle.db.select({ clicks: links.clicks }).from(links).where(eq(links.id, link.id))
+    expect(row.clicks).toBe(20)
+    expect(spoolFiles(dir)).toEqual([])
+  })
+})
