@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { z } from 'zod'
-import { notFoundPage } from '../lib/html.js'
+import { messagePage, notFoundPage } from '../lib/html.js'
 
 /**
  * Where a failure is: a field of the input (for links, a `LinkInput` key) and a path inside it
@@ -23,6 +23,8 @@ export class ApiError extends Error {
     message: string,
     readonly fields?: Record<string, string[]>,
     readonly field?: FieldRef,
+    /** seconds, sent as `Retry-After` (a 503 the caller should simply repeat later) */
+    readonly retryAfter?: number,
   ) {
     super(message)
   }
@@ -79,10 +81,58 @@ const FASTIFY_MESSAGES: Record<string, string> = {
   FST_ERR_CTP_INVALID_TYPE: 'Content-Type header is invalid.',
 }
 
+/** Network errors of a connection to Postgres that is refused, reset or never answers. */
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND'])
+/** pg and PGlite say these in words only, without a code. */
+const CONNECTION_MESSAGES = /^(?:Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Cannot use a pool after calling end|PGlite is closed)/
+
+/**
+ * Whether an error means the database is away (down, restarting, unreachable, closed) rather than a
+ * bug or a query it refused: SQLSTATE 57P01/57P02/57P03 (shutting down, crashed, starting) and class
+ * 08 (connection exception), a refused or cut connection, a closed pool or PGlite. drizzle wraps
+ * driver errors (`cause`), and a refused connect to a name with several addresses is an
+ * AggregateError: the whole chain is looked at.
+ */
+export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
+  if (!err || typeof err !== 'object' || depth > 4) return false
+  const e = err as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown }
+  const code = typeof e.code === 'string' ? e.code : ''
+  if (code === '57P01' || code === '57P02' || code === '57P03' || /^08[0-9A-Z]{3}$/.test(code)) return true
+  if (CONNECTION_CODES.has(code)) return true
+  if (typeof e.message === 'string' && CONNECTION_MESSAGES.test(e.message)) return true
+  if (Array.isArray(e.errors) && e.errors.some((x) => isDatabaseUnavailable(x, depth + 1))) return true
+  return isDatabaseUnavailable(e.cause, depth + 1)
+}
+
+/** A restart or failover of Postgres takes seconds: a client retrying sooner only adds load. */
+export const DATABASE_RETRY_AFTER = 5
+export const DATABASE_UNAVAILABLE = 'The database is not reachable right now; try again shortly.'
+
+/**
+ * One warning per 10 s with the number of 503s since the last, not one line per request: during an
+ * outage under load that would be thousands of lines saying the same thing. Each request is still in
+ * the request log with its status.
+ */
+const outageLog = { last: 0, since: 0 }
+function noteOutage(req: FastifyRequest, err: unknown) {
+  outageLog.since++
+  const now = Date.now()
+  if (now - outageLog.last < 10_000) return
+  // the driver's message only: a failed query's own message carries its parameters
+  const cause = (err as { cause?: unknown })?.cause ?? err
+  req.log.warn({ answered503: outageLog.since, reason: (cause as Error)?.message }, 'database unreachable: answering 503')
+  outageLog.last = now
+  outageLog.since = 0
+}
+
 /** Maps any error to [status, ApiError]; unknown errors become a logged 500. */
 export function toApiError(err: unknown, req: FastifyRequest): ApiError {
   if (err instanceof ApiError) return err
   if (err instanceof z.ZodError) return zodToApiError(err)
+  if (isDatabaseUnavailable(err)) {
+    noteOutage(req, err)
+    return new ApiError(503, DATABASE_UNAVAILABLE, undefined, undefined, DATABASE_RETRY_AFTER)
+  }
   const e = err as FastifyError & { status?: number }
   const status = e?.statusCode ?? e?.status
   if (status && status >= 400 && status < 500) {
@@ -96,14 +146,23 @@ export function toApiError(err: unknown, req: FastifyRequest): ApiError {
   return new ApiError(500, 'Internal error')
 }
 
+/** The interfaces (and the machine endpoints beside them) answer JSON; everything else is a page a browser shows. */
+const MACHINE_PATHS = /^\/(?:healthz|readyz|metrics|openapi\.json)(?:[?#]|$)/
+export const isApiPath = (url: string) => url.startsWith('/api/') || url === '/api' || url.startsWith('/links/')
+
 export function errorHandler(err: unknown, req: FastifyRequest, reply: FastifyReply) {
   const apiError = toApiError(err, req)
+  if (apiError.retryAfter !== undefined) reply.header('retry-after', apiError.retryAfter)
+  // a visitor on a short link, a statistics or campaign page gets a page, not a JSON envelope
+  if (apiError.status === 503 && !isApiPath(req.url) && !MACHINE_PATHS.test(req.url)) {
+    return messagePage(reply, 503, 'Try again shortly', apiError.message)
+  }
   return reply.code(apiError.status).send({ error: 1, message: apiError.message })
 }
 
 /** JSON 404 on the interfaces, an HTML page elsewhere (a browser followed a dead link). */
 export function notFoundHandler(req: FastifyRequest, reply: FastifyReply) {
-  if (req.url.startsWith('/api/') || req.url === '/api' || req.url.startsWith('/links/')) {
+  if (isApiPath(req.url)) {
     const body = { error: 1, message: `No route ${req.method} ${req.url.split('?')[0]}.` }
     // v1 failures also carry `status` (DECISIONS §8)
     const v1 = req.url.startsWith('/api/v1/') || req.url.startsWith('/links/')

@@ -19,5 +19,6 @@ export function v1ErrorHandler(err: unknown, req: FastifyRequest, reply: Fastify
     return reply.code(422).send({ error: 1, message, errors, status: 422 })
   }
   const message = e.status === 415 ? MEDIA_MESSAGE : e.message
+  if (e.retryAfter !== undefined) reply.header('retry-after', e.retryAfter)
   return reply.code(e.status).send({ error: 1, message, status: e.status })
 }
