@@ -41,6 +41,7 @@ import overlayResponses from './resources/pages/public.js'
 import webhooks from './resources/webhooks/index.js'
 import { DeliveryWorker, type DeliveryOptions } from './resources/webhooks/deliver.js'
 import { clickEvents } from './resources/webhooks/clicks.js'
+import transfer from './resources/transfer/index.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -138,7 +139,7 @@ export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promis
     api.addHook('onRequest', authenticate)
     await api.register(async (management) => {
       await registerRateLimit(management, { max: config.rateLimit.max, sessionMax: config.rateLimit.dashboardMax, name: 'api' })
-      for (const plugin of [account, admin, domains, campaigns, channels, links, pixels, qr, pages, webhooks, dashboardApi]) {
+      for (const plugin of [account, admin, domains, campaigns, channels, links, pixels, qr, pages, webhooks, transfer, dashboardApi]) {
         await management.register(plugin)
       }
     })

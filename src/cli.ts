@@ -20,6 +20,7 @@ import { findPlan, listPlans, planInput, presentPlan, savePlan, seedPlans, type 
 import { apiKeysOf, createUser, findUserByEmail, listUsers, presentUser, rotateApiKey } from './resources/admin/users.js'
 import { assertDataDirFree } from './lib/data-lock.js'
 import { OPS, OPS_HELP } from './cli/ops.js'
+import { IMPORT_HELP, ImportCliError, runImport } from './cli/import.js'
 
 const HELP = `Kurz operator commands
 
@@ -39,6 +40,7 @@ Commands:
   plans:update <id> --json '<changes>'
                           change a plan; fields not sent keep their values (PUT /api/plan/:id/update)
 ${OPS_HELP}
+${IMPORT_HELP}
 
 Options:
   -h, --help              show this help
@@ -157,6 +159,13 @@ const COMMANDS: Record<string, { options: Record<string, { type: 'string' | 'boo
       return presentPlan(plan)
     },
   },
+  import: {
+    options: { user: { type: 'string' }, format: { type: 'string' } },
+    positionals: 1,
+    async run(ctx, [file], v) {
+      return runImport(ctx.handle, ctx.config, file, v)
+    },
+  },
 }
 
 interface Io {
@@ -204,7 +213,7 @@ export async function main(argv: string[], io: Io = { env: process.env, stdout: 
     io.stdout.write(JSON.stringify(result, null, 2) + '\n')
     return 0
   } catch (err) {
-    if (err instanceof CliError || err instanceof ApiError) io.stderr.write(`Error: ${err.message}\n`)
+    if (err instanceof CliError || err instanceof ApiError || err instanceof ImportCliError) io.stderr.write(`Error: ${err.message}\n`)
     else io.stderr.write(`Error: ${(err as Error)?.message ?? String(err)}\n`)
     return 1
   } finally {

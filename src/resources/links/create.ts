@@ -36,6 +36,18 @@ export async function createLink(app: FastifyInstance, user: AuthUser, input: Li
   return app.db.transaction((tx) => insertLink(app, tx, tx, user, input, hashes))
 }
 
+/**
+ * Creates a link inside the caller's transaction: an import writes a chunk of links in one, each
+ * in a savepoint of it. Same rules as createLink.
+ */
+export async function createLinkIn(app: FastifyInstance, tx: Tx, user: AuthUser, input: LinkInput): Promise<Link> {
+  const [passwordHash, privacyPasswordHash] = await Promise.all([
+    input.password ? hashPassword(input.password) : null,
+    input.privacyPassword ? hashPassword(input.privacyPassword) : null,
+  ])
+  return insertLink(app, tx, tx, user, input, { passwordHash, privacyPasswordHash })
+}
+
 /** `tx` is `db` when the create runs in a transaction, null when it is a single INSERT. */
 async function insertLink(
   app: FastifyInstance,

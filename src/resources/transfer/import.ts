@@ -1,0 +1,117 @@
+import type { FastifyInstance } from 'fastify'
+import { eq } from 'drizzle-orm'
+import { domains, links } from '../../db/schema/index.js'
+import type { AuthUser } from '../../http/auth.js'
+import { ApiError, nameField, zodToApiError } from '../../http/errors.js'
+import { createLinkIn } from '../links/create.js'
+import { createBody, managementName, toLinkInput } from '../links/schemas.js'
+import { invalidateLinks } from '../redirect-cache.js'
+import { readImport, type ImportFormat, type ImportRecord, type ReadError } from './formats.js'
+
+/*
+ * Import: every row goes through /api/url/add's own body rules (createBody) and the link write
+ * service (createLinkIn), so an imported link is exactly a link a client could have made. Rows are
+ * written a chunk at a time, one transaction per chunk and a savepoint per row: a refused row
+ * leaves nothing, a good row is whole (its link, and the source's clicks and date), and the event
+ * loop is free between chunks for the redirects served meanwhile.
+ */
+
+const CHUNK = 200
+/** errors listed in the answer; beyond, one line says how many more */
+const MAX_ERRORS = 1_000
+
+export interface ImportResult {
+  imported: number
+  /** rows whose alias was already taken (never overwritten) */
+  skipped: number
+  errors: { line: number; message: string }[]
+}
+
+export interface ImportProgress {
+  /** rows read so far */
+  rows: number
+  imported: number
+  skipped: number
+  failed: number
+}
+
+const isReadError = (r: ImportRecord | ReadError): r is ReadError => 'message' in r
+
+export async function importLinks(
+  app: FastifyInstance,
+  user: AuthUser,
+  format: ImportFormat,
+  body: unknown,
+  onProgress?: (p: ImportProgress) => void,
+): Promise<ImportResult> {
+  const owned = await app.db.select({ domain: domains.domain, host: domains.host }).from(domains).where(eq(domains.userId, user.id))
+  const domainOf = new Map(owned.map((d) => [d.host, d.domain]))
+  const result: ImportResult = { imported: 0, skipped: 0, errors: [] }
+  let failed = 0
+  let rows = 0
+  const refuse = (line: number, message: string) => {
+    failed++
+    if (result.errors.length < MAX_ERRORS) result.errors.push({ line, message })
+  }
+
+  let chunk: ImportRecord[] = []
+  const flush = async () => {
+    if (chunk.length === 0) return
+    const written = await writeChunk(app, user, chunk, domainOf, result, refuse)
+    await invalidateLinks(app, written)
+    chunk = []
+    onProgress?.({ rows, imported: result.imported, skipped: result.skipped, failed })
+    await new Promise((r) => setImmediate(r))
+  }
+  for (const rec of readImport(format, body)) {
+    rows++
+    if (isReadError(rec)) refuse(rec.line, rec.message)
+    else chunk.push(rec)
+    if (chunk.length >= CHUNK) await flush()
+  }
+  await flush()
+  if (failed > result.errors.length) result.errors.push({ line: 0, message: `${failed - result.errors.length} more rows were refused; fix the ones listed and import the file again.` })
+  return result
+}
+
+async function writeChunk(
+  app: FastifyInstance,
+  user: AuthUser,
+  chunk: ImportRecord[],
+  domainOf: Map<string, string>,
+  result: ImportResult,
+  refuse: (line: number, message: string) => void,
+): Promise<number[]> {
+  const written: number[] = []
+  await app.db.transaction(async (tx) => {
+    for (const rec of chunk) {
+      const host = rec.host && domainOf.get(rec.host)
+      const parsed = createBody.safeParse({ ...rec.body, ...(host ? { domain: host } : {}) })
+      if (!parsed.success) {
+        refuse(rec.line, zodToApiError(parsed.error).message)
+        continue
+      }
+      try {
+        const id = await tx.transaction(async (sp) => {
+          const link = await createLinkIn(app, sp, user, toLinkInput(parsed.data))
+          const past: Partial<typeof links.$inferInsert> = {}
+          if (rec.clicks !== undefined) past.clicks = rec.clicks
+          if (rec.uniqueClicks !== undefined) past.uniqueClicks = Math.min(rec.uniqueClicks, rec.clicks ?? rec.uniqueClicks)
+          if (rec.createdAt) past.createdAt = rec.createdAt
+          if (Object.keys(past).length) await sp.update(links).set(past).where(eq(links.id, link.id))
+          return link.id
+        })
+        written.push(id)
+        result.imported++
+      } catch (err) {
+        const named = nameField(err, managementName)
+        if (!(named instanceof ApiError) || named.status >= 500) throw err
+        if (named.status === 409) {
+          result.skipped++
+          refuse(rec.line, `${named.message} Skipped.`)
+        } else refuse(rec.line, named.message)
+      }
+    }
+  })
+  return written
+}
