@@ -52,7 +52,7 @@ export function LineChart({ labels, series, name, small }: { labels: string[]; s
           animation: false,
           interaction: { mode: 'index', intersect: false },
           scales: {
-            x: { grid: { color: grid }, ticks: { color: text, maxRotation: 0, autoSkip: true, maxTicksLimit: 8 } },
+            x: { grid: { color: grid }, ticks: { color: text, maxRotation: 0, autoSkip: true, maxTicksLimit: el.clientWidth < 500 ? 4 : 8 } },
             y: { beginAtZero: true, grid: { color: grid }, ticks: { color: text, precision: 0 } },
           },
           plugins: { legend: { labels: { color: text, boxWidth: 12 } } },
