@@ -14,6 +14,7 @@ import { BODY_LIMIT, registerBodyParsers } from './http/body.js'
 import { authenticate } from './http/auth.js'
 import { registerRateLimit } from './http/rate-limit.js'
 import openapi from './openapi/index.js'
+import metrics from './metrics.js'
 import { registerCors } from './http/cors.js'
 import { seedPlans } from './resources/admin/plans.js'
 import { bootstrapAdmin, type CreatedAdmin } from './resources/admin/bootstrap.js'
@@ -132,6 +133,7 @@ export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promis
   await app.register(cookie)
   await registerCors(app, config.corsOrigins) // before every route: it marks the non-API ones CORS-free
   await app.register(openapi) // before every route: it collects them for /openapi.json
+  await app.register(metrics) // before every route: it times each (visit routes excepted)
   if (config.compat.listError === 'number') listErrorAsNumber(app)
 
   // Everything behind an API key: authenticate first, then each interface's own rate budget.

@@ -102,6 +102,10 @@ const env = z.object({
   ).default('info'),
   // request logs leave visitors' addresses out unless this is set (DECISIONS §10.7)
   LOG_IPS: flagEnv('LOG_IPS').default(false),
+  // GET /metrics answers only `Authorization: Bearer <METRICS_TOKEN>` when it is set (DECISIONS §10.7)
+  METRICS_TOKEN: optionalString.pipe(
+    z.string().regex(/^[\x21-\x7e]{16,256}$/, 'METRICS_TOKEN must be 16 to 256 visible ASCII characters (no spaces)').optional(),
+  ),
   // server-side fetches (webhooks, QR logos…) may reach private and loopback addresses (DECISIONS §10.3)
   ALLOW_PRIVATE_TARGETS: flagEnv('ALLOW_PRIVATE_TARGETS').default(false),
   // for clients written against installations that answer differently from SPEC.md (README)
@@ -144,6 +148,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     redirect: { status: e.REDIRECT_STATUS as 301 | 302 | 307 | 308 },
     logLevel: e.LOG_LEVEL,
     logIps: e.LOG_IPS,
+    /** bearer token GET /metrics asks for; undefined: /metrics is open */
+    metricsToken: e.METRICS_TOKEN,
     allowPrivateTargets: e.ALLOW_PRIVATE_TARGETS,
     compat: { listError: e.COMPAT_LIST_ERROR, v1: e.COMPAT_V1 },
   })

@@ -70,8 +70,10 @@ export class ClickRecorder {
   /** set while hits live only in the spool: the last sequence in memory; later ones are on disk */
   private diskAfter: number | null = null
   private lastSpoolErrorLog = 0
-  /** how long the last committed batch took, in ms (metrics) */
-  lastFlushMs = 0
+  /** hits accepted per source: the visits answered (metrics read them, so a visit costs no extra work) */
+  readonly bySource: Record<Hit['source'], number> = { link: 0, rotator: 0, qr: 0 }
+  /** told how long each committed batch took, in seconds (metrics) */
+  onFlushed?: (seconds: number) => void
   /** live click counts of what this recorder buffers (expiry by `expiration_clicks`) */
   readonly live = new LiveClicks()
 
@@ -106,6 +108,7 @@ export class ClickRecorder {
       if (buffered.seq !== undefined && (full || this.diskAfter !== null)) {
         if (this.diskAfter === null) this.diskAfter = buffered.seq - 1
         this.counters.recorded++
+        this.bySource[hit.source]++
         this.spooling.backlog++
         this.schedule(this.opts.flushIntervalMs)
         return
@@ -127,6 +130,7 @@ export class ClickRecorder {
     }
     this.buffer.push(buffered)
     this.counters.recorded++
+    this.bySource[hit.source]++
     if (human) this.live.buffered(hit.linkId!)
     this.schedule(this.buffer.length >= this.opts.batchSize ? 0 : this.opts.flushIntervalMs)
   }
@@ -250,7 +254,7 @@ export class ClickRecorder {
       } catch (err) {
         return await this.failed(batch, err)
       }
-      this.lastFlushMs = performance.now() - started
+      this.onFlushed?.((performance.now() - started) / 1000)
       this.take(batch)
       if (spool) {
         let top = 0

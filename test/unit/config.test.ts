@@ -129,7 +129,7 @@ describe('loadConfig', () => {
 
   it('reads exactly the variables of DECISIONS §1, each documented in README.md', () => {
     expect([...ENV_VARS].sort()).toEqual([
-      'ADMIN_API_KEY', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'ADMIN_USERNAME', 'ALLOW_PRIVATE_TARGETS', 'COMPAT_LIST_ERROR', 'COMPAT_V1', 'CORS_ORIGINS', 'DASHBOARD_RATE_LIMIT_MAX', 'DATABASE_URL', 'DATA_DIR', 'HOST', 'LOG_IPS', 'LOG_LEVEL', 'PORT',
+      'ADMIN_API_KEY', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'ADMIN_USERNAME', 'ALLOW_PRIVATE_TARGETS', 'COMPAT_LIST_ERROR', 'COMPAT_V1', 'CORS_ORIGINS', 'DASHBOARD_RATE_LIMIT_MAX', 'DATABASE_URL', 'DATA_DIR', 'HOST', 'LOG_IPS', 'LOG_LEVEL', 'METRICS_TOKEN', 'PORT',
       'PUBLIC_URL', 'RATE_LIMIT_MAX', 'RATE_LIMIT_WINDOW', 'REDIRECT_STATUS', 'REDIS_URL', 'SECRET_KEY', 'TRUST_PROXY', 'V1_RATE_LIMIT_MAX',
     ])
     const readme = readFileSync(resolve(import.meta.dirname, '../../README.md'), 'utf8')
