@@ -11,6 +11,7 @@ import { safeUrl, withParameters } from '../visit/url.js'
 import { MAX_REFERRER, visitorFromRequest, type Visitor } from '../visit/visitor.js'
 import { activeCampaignLinkIds, findCampaignId, findStatsLink, liveClicks, type ServeDomain, type ServeLink } from './loader.js'
 import { isActive, resolve } from './resolve.js'
+import { claimCappedVisit } from './click-cap.js'
 import { redirectTo, sendDestination } from './respond.js'
 import { hasUnlock, setUnlock, type UnlockKind } from './unlock.js'
 import { expiredPage, homePage, passwordForm } from './pages/forms.js'
@@ -154,6 +155,11 @@ const redirect: FastifyPluginAsync = async (app) => {
     }
     // clicks and time read after the password check: argon2 takes a while and clicks go on
     const outcome = resolve(link, { ...ctx, clicks: liveClicks(link) }, Date.now())
+    // a capped link lets exactly its expiration_clicks human visits through over every instance
+    const counted = (outcome.kind === 'go' || outcome.kind === 'crawler') && req.method !== 'HEAD' && !visitor.isBot
+    if (counted && link.expirationClicks && !(await claimCappedVisit(app.db, link, app.log))) {
+      return link.expirationUrl ? redirectTo(reply, 302, safeUrl(link.expirationUrl)) : expiredPage(reply)
+    }
     switch (outcome.kind) {
       case 'disabled':
         return notFoundPage(reply)

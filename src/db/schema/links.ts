@@ -57,6 +57,11 @@ export const links = pgTable(
     clicks: integer().notNull().default(0),
     uniqueClicks: integer().notNull().default(0),
     botClicks: integer().notNull().default(0),
+    /**
+     * visits let through under `expiration_clicks`, claimed one at a time by a conditional update
+     * (redirect/click-cap.ts) so a cap is exact across instances; `clicks` lags it by the buffer
+     */
+    capClaims: integer().notNull().default(0),
     /** status of a `direct` answer; null = REDIRECT_STATUS, so changing the setting moves every link that never chose */
     redirectStatus: smallint(),
     /** seconds a `direct` answer may be cached: 0 = private, max-age=0 */

@@ -1,0 +1,1 @@
+ALTER TABLE "links" ADD COLUMN "cap_claims" integer DEFAULT 0 NOT NULL;
