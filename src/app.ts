@@ -95,8 +95,17 @@ export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promis
   app.decorate('db', handle.db)
   app.decorate('dbHandle', handle)
   app.decorate('keys', deriveKeys(resolveSecret(config.secretKey, config.dataDir)))
-  app.decorate('redis', config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, lazyConnect: false }) : null)
+  // Redis away must cost a request nothing: no queue of commands waiting for a reconnect (each
+  // fails at once and its caller counts in this instance), and a short timeout for a Redis that hangs
+  // (not shorter: the timer also runs while this event loop is busy, and every timeout splits a count)
+  app.decorate(
+    'redis',
+    config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: 500, connectTimeout: 2_000 }) : null,
+  )
   if (app.redis) watchRedis(app.redis, app.log)
+  if (config.trustProxy === true) {
+    app.log.warn('TRUST_PROXY=true believes any forwarded address a request names, so a client can choose its own and get past every per-IP limit: set the number of proxies in front of Kurz (TRUST_PROXY=1) or their addresses instead')
+  }
 
   // Close order matters: stop serving, then (hooks added later run first) drain, then the DB.
   app.addHook('onClose', async () => {

@@ -6,18 +6,21 @@ const optionalString = z
   .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()))
 
 /**
- * TRUST_PROXY: true/false, or what Fastify's `trustProxy` also takes: a comma-separated list of
- * proxy addresses/CIDRs ("10.0.0.0/8,127.0.0.1") trusted to set X-Forwarded-For.
+ * TRUST_PROXY: what Fastify's `trustProxy` takes. A hop count ("1": the proxy in front of Kurz,
+ * "2": a CDN and a balancer) or a comma-separated list of proxy addresses/CIDRs
+ * ("10.0.0.0/8,127.0.0.1") trusts only what those proxies wrote; `true` believes any
+ * X-Forwarded-For, so a client can pick its address (a warning at start says so).
  */
 const trustProxyEnv = z
   .string()
   .trim()
-  .transform((v, ctx): boolean | string => {
+  .transform((v, ctx): boolean | number | string => {
     const lower = v.toLowerCase()
     if (['', 'false', '0', 'no', 'off'].includes(lower)) return false
-    if (['true', '1', 'yes', 'on'].includes(lower)) return true
+    if (['true', 'yes', 'on'].includes(lower)) return true
+    if (/^\d{1,2}$/.test(v)) return Number(v)
     if (/^[0-9a-fA-F:.\/]+(\s*,\s*[0-9a-fA-F:.\/]+)*$/.test(v)) return v.split(',').map((x) => x.trim()).join(',')
-    ctx.addIssue({ code: 'custom', message: 'TRUST_PROXY must be true, false, or a comma-separated list of proxy addresses' })
+    ctx.addIssue({ code: 'custom', message: 'TRUST_PROXY must be a hop count (1 for one proxy), a comma-separated list of proxy addresses, true or false' })
     return z.NEVER
   })
 
@@ -81,9 +84,10 @@ const env = z.object({
     z.string().regex(/^[A-Za-z0-9_.-]{3,32}$/, 'ADMIN_USERNAME must be 3 to 32 letters, digits, dots, dashes or underscores').default('admin'),
   ),
   ADMIN_PASSWORD: optionalString.pipe(z.string().max(1024, 'ADMIN_PASSWORD must be at most 1024 characters').optional()),
-  // the shape keyFromHeader accepts, so the configured key can actually sign in
+  // the shape keyFromHeader accepts, so the configured key can actually sign in; 16 characters at
+  // least, since the key is the whole of the admin's credential
   ADMIN_API_KEY: optionalString.pipe(
-    z.string().regex(/^[\x21-\x7e]{1,256}$/, 'ADMIN_API_KEY must be 1 to 256 visible ASCII characters (no spaces)').optional(),
+    z.string().regex(/^[\x21-\x7e]{16,256}$/, 'ADMIN_API_KEY must be 16 to 256 visible ASCII characters (no spaces)').optional(),
   ),
   RATE_LIMIT_MAX: z.coerce.number().int().positive().default(30),
   RATE_LIMIT_WINDOW: z.coerce.number().int().positive().default(60),

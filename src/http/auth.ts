@@ -6,7 +6,9 @@ import type { CountedFeature, Feature } from '../db/schema/index.js'
 import { findByApiKey } from '../accounts/api-keys.js'
 import { effectivePlan } from '../accounts/effective-plan.js'
 import type { Plan, User } from '../accounts/types.js'
-import { forbidden, unauthorized } from './errors.js'
+import { ApiError, forbidden, unauthorized } from './errors.js'
+import { Throttle } from '../lib/throttle.js'
+import { MINUTE } from '../lib/time.js'
 import { authenticateSession, isSessionRequest } from '../dashboard/session.js'
 
 export interface AuthUser extends User {
@@ -36,8 +38,13 @@ export function keyFromHeader(header: unknown): string | null {
   return KEY_SHAPE.test(m[2]) ? m[2] : null
 }
 
+/** Wrong API keys per client address in 10 minutes before the address gets 429s without a lookup. */
+export const KEY_GUESSES = 30
+const KEY_GUESS_WINDOW = 10 * MINUTE
+const keyGuesses = new WeakMap<object, Throttle>()
+
 /** onRequest hook of every key-authenticated route: resolves the key to req.user or answers 401/403. */
-export async function authenticate(req: FastifyRequest, _reply: FastifyReply) {
+export async function authenticate(req: FastifyRequest, reply: FastifyReply) {
   // the dashboard's own requests: session cookie + X-CSRF-Token, no key (DECISIONS §10.1). The
   // "api" plan switch governs keys; the dashboard of a plan without it still works.
   if (isSessionRequest(req)) {
@@ -47,8 +54,18 @@ export async function authenticate(req: FastifyRequest, _reply: FastifyReply) {
   const key = keyFromHeader(req.headers.authorization)
   if (!key) throw unauthorized()
   const app = req.server
+  // one throttle per app, made on first use: req.server is the plugin's scope, app.keys the app's own object
+  let guesses = keyGuesses.get(app.keys)
+  if (!guesses) keyGuesses.set(app.keys, (guesses = new Throttle('api-key', KEY_GUESSES, KEY_GUESS_WINDOW, app.redis)))
+  if (await guesses.spent(req.ip)) {
+    reply.header('retry-after', KEY_GUESS_WINDOW / 1000)
+    throw new ApiError(429, 'Too many wrong API keys from this address. Try again in 10 minutes.')
+  }
   const found = await findByApiKey(app.db, app.keys, key)
-  if (!found) throw unauthorized('That API key is not valid.')
+  if (!found) {
+    await guesses.miss(req.ip)
+    throw unauthorized('That API key is not valid.')
+  }
   if (found.revoked) throw unauthorized('That API key has expired: use the current key of the account.')
   const { user, plan } = await effectivePlan(app.db, found.user, found.plan)
   req.user = { ...user, plan, keyId: found.keyId, keyHash: found.keyHash }

@@ -1,12 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import rateLimit from '@fastify/rate-limit'
 import { ApiError } from './errors.js'
+import { fallbackStore } from './rate-limit-store.js'
 
 /**
  * Per-key rate limit for one interface (management or v1), each with its own budget. It runs after
  * `authenticate` (a scope hook, so it comes first), which is what lets it key on the API key rather
  * than the IP; unauthenticated requests never reach it (they are answered 401 first). With REDIS_URL the counters live in Redis,
- * so every instance behind the load balancer spends one budget.
+ * so every instance behind the load balancer spends one budget; while Redis is away, each instance counts on its own.
  */
 export async function registerRateLimit(scope: FastifyInstance, opts: { max: number; sessionMax: number; name: string }) {
   await scope.register(rateLimit, {
@@ -15,9 +16,8 @@ export async function registerRateLimit(scope: FastifyInstance, opts: { max: num
     // dashboard sessions have their own budget (DECISIONS §10.1), counted per session
     max: (req: FastifyRequest) => (req.user?.sessionHash ? opts.sessionMax : opts.max),
     timeWindow: scope.config.rateLimit.windowSeconds * 1000,
-    nameSpace: `kurz-rl-${opts.name}-`,
-    redis: scope.redis ?? undefined,
-    skipOnError: true,
+    // Redis when it answers, this instance's own count when it does not (never no limit)
+    store: fallbackStore(scope.redis, `kurz-rl-${opts.name}-`),
     // the key's HMAC, not its row id: unique even across installations that share one Redis
     keyGenerator: (req: FastifyRequest) =>
       req.user?.sessionHash ? `s${req.user.sessionHash.slice(0, 32)}` : req.user ? `k${req.user.keyHash?.slice(0, 32) ?? req.user.keyId}` : `ip${req.ip}`,

@@ -25,6 +25,28 @@ export class Throttle {
     return (await this.increment(key)) <= this.max
   }
 
+  /**
+   * For checks too cheap and too frequent to reserve an attempt each (API keys: most requests carry
+   * a right one): true once `key` has `max` misses in the window. A burst can overshoot by what is
+   * in flight at once; `take` is the one for anything that costs an argon2 verify.
+   */
+  async spent(key: string): Promise<boolean> {
+    if (this.redis?.status === 'ready') {
+      try {
+        return Number((await this.redis.get(this.redisKey(key))) ?? 0) >= this.max
+      } catch {
+        /* Redis away: this instance's own count */
+      }
+    }
+    const e = this.local.get(key)
+    return Boolean(e && e.until > Date.now() && e.n >= this.max)
+  }
+
+  /** Counts one miss for `key` (see `spent`). */
+  async miss(key: string): Promise<void> {
+    await this.increment(key)
+  }
+
   /** A right answer: the key starts afresh. */
   async reset(key: string): Promise<void> {
     this.local.delete(key)

@@ -70,7 +70,7 @@ describe('loadConfig', () => {
   })
 
   it.each([
-    ['true', true], ['1', true], ['yes', true], ['false', false], ['0', false], ['no', false],
+    ['true', true], ['yes', true], ['false', false], ['0', false], ['no', false], ['1', 1], ['2', 2],
     ['10.0.0.0/8, 127.0.0.1', '10.0.0.0/8,127.0.0.1'], ['::1', '::1'],
   ])('TRUST_PROXY=%s', (value, expected) => {
     expect(loadConfig({ TRUST_PROXY: value }).trustProxy).toEqual(expected)
@@ -89,6 +89,7 @@ describe('loadConfig', () => {
     [{ ADMIN_USERNAME: 'a b' }, /ADMIN_USERNAME/],
     [{ ADMIN_PASSWORD: 'x'.repeat(1025) }, /ADMIN_PASSWORD/],
     [{ ADMIN_API_KEY: 'k'.repeat(257) }, /ADMIN_API_KEY/],
+    [{ ADMIN_API_KEY: 'k'.repeat(15) }, /ADMIN_API_KEY must be 16 to 256/],
     [{ ADMIN_API_KEY: 'caf\u00e9-key' }, /ADMIN_API_KEY/],
     [{ ADMIN_API_KEY: 'has spaces in it, and more than 16' }, /ADMIN_API_KEY/],
     [{ RATE_LIMIT_MAX: '0' }, /RATE_LIMIT_MAX/],
@@ -112,8 +113,8 @@ describe('loadConfig', () => {
   })
 
   it('accepts the admin settings an operator may reasonably choose', () => {
-    const c = loadConfig({ ADMIN_EMAIL: 'admin@localhost', ADMIN_PASSWORD: 'pw', ADMIN_API_KEY: 'admin-key' })
-    expect(c.admin).toEqual({ email: 'admin@localhost', username: 'admin', password: 'pw', apiKey: 'admin-key' })
+    const c = loadConfig({ ADMIN_EMAIL: 'admin@localhost', ADMIN_PASSWORD: 'pw', ADMIN_API_KEY: 'admin-key-0123456' })
+    expect(c.admin).toEqual({ email: 'admin@localhost', username: 'admin', password: 'pw', apiKey: 'admin-key-0123456' })
   })
 
   it('accepts LOG_LEVEL in any case and every redirect status', () => {
