@@ -1,0 +1,189 @@
+import { createServer, connect, type Server, type Socket } from 'node:net'
+import type { AddressInfo } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { LightMyRequestResponse } from 'fastify'
+import { eq } from 'drizzle-orm'
+import { buildApp } from '../../src/app.js'
+import { createDb, type DbHandle } from '../../src/db/client.js'
+import { links } from '../../src/db/schema/index.js'
+import { Api, emptyPostgres, testConfig, type TestApp, type TestUser } from '../helpers/app.js'
+import { addLink, makeUser } from '../helpers/fixtures.js'
+import { clickRows, visit } from '../helpers/visits.js'
+
+/*
+ * Issue 13 item 5 on a real Postgres: the app reaches its (throwaway) database through a TCP proxy
+ * of this test on 127.0.0.1, so the outage is cut and restored here without touching the shared
+ * Postgres service. During the cut, under load: the interfaces answer 503 with the JSON envelope
+ * and Retry-After, pages not in the cache a 503 page, links in the cache keep redirecting, and no
+ * click is dropped; once the database is back, those clicks are written.
+ */
+
+const BASE = process.env.TEST_DATABASE_URL
+const MESSAGE = 'The database is not reachable right now; try again shortly.'
+
+/** A TCP forwarder to Postgres that can be cut (connections closed, new ones refused) and restored on the same port. */
+class CuttableProxy {
+  private server: Server | null = null
+  private readonly sockets = new Set<Socket>()
+  port = 0
+
+  constructor(
+    private readonly targetHost: string,
+    private readonly targetPort: number,
+  ) {}
+
+  async open(): Promise<void> {
+    const server = createServer((client) => {
+      const upstream = connect(this.targetPort, this.targetHost)
+      for (const s of [client, upstream]) {
+        this.sockets.add(s)
+        s.on('close', () => this.sockets.delete(s))
+        s.on('error', () => {})
+      }
+      client.pipe(upstream).pipe(client)
+      client.on('close', () => upstream.destroy())
+      upstream.on('close', () => client.destroy())
+    })
+    await new Promise<void>((r) => server.listen(this.port, '127.0.0.1', r))
+    this.port = (server.address() as AddressInfo).port
+    this.server = server
+  }
+
+  /** Postgres gone: every open connection dies, the port refuses new ones. */
+  async cut(): Promise<void> {
+    const server = this.server
+    this.server = null
+    const closed = server ? new Promise((r) => server.close(r)) : Promise.resolve()
+    for (const s of this.sockets) s.destroy()
+    await closed
+  }
+}
+
+/** Status counts, for messages that say what came back. */
+function tally(list: LightMyRequestResponse[]) {
+  const by: Record<number, number> = {}
+  for (const r of list) by[r.statusCode] = (by[r.statusCode] ?? 0) + 1
+  return JSON.stringify(by)
+}
+
+function expectApi503(res: LightMyRequestResponse) {
+  expect(res.statusCode).toBe(503)
+  expect(res.headers['content-type']).toMatch(/^application\/json/)
+  expect(res.json()).toEqual({ error: 1, message: MESSAGE })
+  expect(res.headers['retry-after']).toBe('5')
+}
+
+function expectPage503(res: LightMyRequestResponse) {
+  expect(res.statusCode).toBe(503)
+  expect(res.headers['content-type']).toBe('text/html; charset=utf-8')
+  expect(res.headers['retry-after']).toBe('5')
+  expect(res.body).toContain(MESSAGE)
+}
+
+describe.skipIf(!BASE)('Postgres cut and restored under load', () => {
+  let database: { url: string; drop(): Promise<void> }
+  let proxy: CuttableProxy
+  let handle: DbHandle
+  let t: TestApp
+  let alice: TestUser
+  let cachedId: number
+  const human = (i: number) => ({ 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Firefox/130.0', 'accept-language': 'en', 'x-test': String(i) })
+  let served = 0
+
+  beforeAll(async () => {
+    database = await emptyPostgres(BASE!)
+    const target = new URL(database.url)
+    proxy = new CuttableProxy(target.hostname, Number(target.port || 5432))
+    await proxy.open()
+    const through = new URL(database.url)
+    through.hostname = '127.0.0.1'
+    through.port = String(proxy.port)
+    handle = await createDb({ kind: 'pg', url: through.toString() })
+    const config = testConfig()
+    const app = await buildApp(config, { db: handle })
+    await app.ready()
+    t = { app, handle, config, api: (key) => new Api(app, key), makeUser: (o) => makeUser(t, o), close: () => app.close() }
+    alice = await t.makeUser({ plan: 'pro' })
+    cachedId = await addLink(alice, { url: 'https://example.com/cached', custom: 'warm' })
+    await addLink(alice, { url: 'https://example.com/cold', custom: 'cold' })
+    // the first visit loads the link into the redirect cache
+    expect((await visit(t, '/warm', { headers: human(0) })).statusCode).toBe(302)
+    served++
+    expect(await clickRows(t, cachedId)).toBe(1)
+  })
+
+  afterAll(async () => {
+    await t?.app.close()
+    await handle?.close()
+    await proxy?.cut()
+    await database?.drop()
+  })
+
+  it('while it is cut: 503 JSON on the API, 503 pages, cached links redirect, no click dropped; afterwards every click is written', async () => {
+    const WAVE = 150
+    /** one wave of mixed traffic: visits of the cached link, API calls (both interfaces), pages needing the database */
+    const wave = () =>
+      Promise.all(
+        Array.from({ length: WAVE }, (_, i) => {
+          switch (i % 6) {
+            case 0:
+              return alice.api.get('/api/urls')
+            case 1:
+              return i % 4 === 1 ? alice.api.get('/api/v1/links') : alice.api.post('/api/url/add', { url: `https://example.com/n${i}` })
+            case 2:
+              return visit(t, i % 4 === 2 ? '/cold' : '/warm+')
+            default:
+              return visit(t, '/warm', { headers: human(i) })
+          }
+        }),
+      )
+    const isVisit = (i: number) => i % 6 >= 3
+
+    // the cut lands while a wave is in flight: whatever answers is a success or a 503, never a 500
+    const during = wave()
+    await proxy.cut()
+    const first = await during
+    expect(first.filter((r) => r.statusCode >= 500 && r.statusCode !== 503), tally(first)).toEqual([])
+    served += first.filter((r, i) => isVisit(i) && r.statusCode === 302).length
+    // every visit of the cached link redirected, even the ones in flight at the cut
+    expect(first.filter((r, i) => isVisit(i) && r.statusCode !== 302), tally(first)).toEqual([])
+
+    // three waves entirely inside the outage
+    for (let w = 0; w < 3; w++) {
+      const answers = await wave()
+      answers.forEach((res, i) => {
+        if (isVisit(i)) {
+          expect({ status: res.statusCode, location: res.headers.location }).toEqual({ status: 302, location: 'https://example.com/cached' })
+          served++
+        } else if (i % 6 === 2) {
+          expectPage503(res)
+        } else if (res.statusCode === 503 && res.json().status === 503) {
+          expect(res.json()).toEqual({ error: 1, message: MESSAGE, status: 503 }) // v1's shape
+          expect(res.headers['retry-after']).toBe('5')
+        } else {
+          expectApi503(res)
+        }
+      })
+    }
+    const stats = t.app.clicks.stats()
+    expect(stats.dropped).toBe(0)
+    expect(stats.buffered).toBeGreaterThan(0)
+    expect((await t.app.inject({ url: '/readyz' })).statusCode).toBe(503)
+
+    // back: the API answers again and the clicks kept in memory reach the database
+    await proxy.open()
+    for (;;) {
+      try {
+        await t.app.clicks.flush()
+        break
+      } catch {
+        await new Promise((r) => setTimeout(r, 100))
+      }
+    }
+    expect((await alice.api.get('/api/urls')).statusCode).toBe(200)
+    expect(t.app.clicks.stats().dropped).toBe(0)
+    expect(await clickRows(t, cachedId)).toBe(served)
+    const [row] = await t.app.db.select({ clicks: links.clicks }).from(links).where(eq(links.id, cachedId))
+    expect(row.clicks).toBe(served)
+  })
+})
