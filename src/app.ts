@@ -42,6 +42,9 @@ import overlayResponses from './resources/pages/public.js'
 import webhooks from './resources/webhooks/index.js'
 import { DeliveryWorker, type DeliveryOptions } from './resources/webhooks/deliver.js'
 import { clickEvents } from './resources/webhooks/clicks.js'
+import blocklist from './resources/blocklist/index.js'
+import reports from './resources/reports/index.js'
+import reportPages from './resources/reports/public.js'
 import transfer from './resources/transfer/index.js'
 
 declare module 'fastify' {
@@ -150,7 +153,7 @@ export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promis
     api.addHook('onRequest', authenticate)
     await api.register(async (management) => {
       await registerRateLimit(management, { max: config.rateLimit.max, sessionMax: config.rateLimit.dashboardMax, name: 'api' })
-      for (const plugin of [account, admin, domains, campaigns, channels, links, pixels, qr, pages, webhooks, transfer, dashboardApi]) {
+      for (const plugin of [account, admin, domains, campaigns, channels, links, pixels, qr, pages, webhooks, transfer, blocklist, reports, dashboardApi]) {
         await management.register(plugin)
       }
     })
@@ -166,6 +169,7 @@ export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promis
   await app.register(campaignPages)
   await app.register(overlayResponses)
   await app.register(qrPublic) // /qr/:alias, /q/:alias, /:alias/qr – before the redirect's /:alias
+  await app.register(reportPages) // /:alias/report
   await app.register(redirect) // last: it owns /:alias and friends
 
   // shown once on the console by the server (src/server.ts), never logged

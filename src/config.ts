@@ -112,6 +112,8 @@ const env = z.object({
   ),
   // server-side fetches (webhooks, QR logos…) may reach private and loopback addresses (DECISIONS §10.3)
   ALLOW_PRIVATE_TARGETS: flagEnv('ALLOW_PRIVATE_TARGETS').default(false),
+  // links an hour one non-admin account may create, beside the plan's cap; 0 = no limit (DECISIONS §10.6)
+  CREATE_LIMIT_PER_HOUR: z.coerce.number({ message: 'CREATE_LIMIT_PER_HOUR must be a whole number' }).int('CREATE_LIMIT_PER_HOUR must be a whole number').min(0, 'CREATE_LIMIT_PER_HOUR must be 0 (no limit) or more').default(1000),
   // for clients written against installations that answer differently from SPEC.md (README)
   COMPAT_LIST_ERROR: lowerEnum('COMPAT_LIST_ERROR', ['string', 'number']).default('string'),
   COMPAT_V1: lowerEnum('COMPAT_V1', ['kurz', 'phpshort']).default('kurz'),
@@ -155,6 +157,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     /** bearer token GET /metrics asks for; undefined: /metrics is open */
     metricsToken: e.METRICS_TOKEN,
     allowPrivateTargets: e.ALLOW_PRIVATE_TARGETS,
+    /** links an hour per non-admin account; 0 = no limit */
+    createLimitPerHour: e.CREATE_LIMIT_PER_HOUR,
     compat: { listError: e.COMPAT_LIST_ERROR, v1: e.COMPAT_V1 },
   })
 }

@@ -23,6 +23,7 @@ describe('loadConfig', () => {
       logLevel: 'info',
       logIps: false,
       allowPrivateTargets: false,
+      createLimitPerHour: 1000,
       compat: { listError: 'string', v1: 'kurz' },
     })
     expect(Object.isFrozen(c)).toBe(true)
@@ -130,7 +131,7 @@ describe('loadConfig', () => {
 
   it('reads exactly the variables of DECISIONS §1, each documented in README.md', () => {
     expect([...ENV_VARS].sort()).toEqual([
-      'ADMIN_API_KEY', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'ADMIN_USERNAME', 'ALLOW_PRIVATE_TARGETS', 'COMPAT_LIST_ERROR', 'COMPAT_V1', 'CORS_ORIGINS', 'DASHBOARD_RATE_LIMIT_MAX', 'DATABASE_URL', 'DATA_DIR', 'HOST', 'LOG_IPS', 'LOG_LEVEL', 'METRICS_TOKEN', 'PORT',
+      'ADMIN_API_KEY', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'ADMIN_USERNAME', 'ALLOW_PRIVATE_TARGETS', 'COMPAT_LIST_ERROR', 'COMPAT_V1', 'CORS_ORIGINS', 'CREATE_LIMIT_PER_HOUR', 'DASHBOARD_RATE_LIMIT_MAX', 'DATABASE_URL', 'DATA_DIR', 'HOST', 'LOG_IPS', 'LOG_LEVEL', 'METRICS_TOKEN', 'PORT',
       'PUBLIC_URL', 'RATE_LIMIT_MAX', 'RATE_LIMIT_WINDOW', 'REDIRECT_STATUS', 'REDIS_URL', 'SECRET_KEY', 'TRUST_PROXY', 'V1_RATE_LIMIT_MAX',
     ])
     const readme = readFileSync(resolve(import.meta.dirname, '../../README.md'), 'utf8')

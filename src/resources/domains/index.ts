@@ -10,6 +10,7 @@ import { comparableHost } from '../../lib/url.js'
 import { lockOwner } from '../../db/lock.js'
 import { invalidateDomain, invalidateLinks } from '../redirect-cache.js'
 import { forgetBrandedHosts } from './hosts.js'
+import { refuseBlocked } from '../blocklist/check.js'
 import { checkOrigin } from './origin.js'
 import { presentDomain } from './present.js'
 import * as repo from './repo.js'
@@ -48,6 +49,7 @@ const domainsPlugin: FastifyPluginAsync = async (app) => {
     const { redirectroot, redirect404 } = req.body
     refuseLoop('redirectroot', redirectroot, checked.hostname)
     refuseLoop('redirect404', redirect404, checked.hostname)
+    await refuseBlocked(app.db, [{ field: 'redirectroot', url: redirectroot }, { field: 'redirect404', url: redirect404 }])
     requireFeature(req.user, 'domain')
     const domain = await app.db.transaction(async (tx) => {
       await lockOwner(tx, req.user.id)
@@ -73,6 +75,7 @@ const domainsPlugin: FastifyPluginAsync = async (app) => {
     const hostname = new URL(current.domain).hostname
     refuseLoop('redirectroot', req.body.redirectroot, hostname)
     refuseLoop('redirect404', req.body.redirect404, hostname)
+    await refuseBlocked(app.db, [{ field: 'redirectroot', url: req.body.redirectroot }, { field: 'redirect404', url: req.body.redirect404 }])
     const changes: { redirectRoot?: string | null; redirect404?: string | null } = {}
     if (req.body.redirectroot !== undefined) changes.redirectRoot = req.body.redirectroot
     if (req.body.redirect404 !== undefined) changes.redirect404 = req.body.redirect404

@@ -10,6 +10,8 @@ import type { LinkInput } from './model.js'
 import { writeRelations } from './relations.js'
 import type { Link } from './repo.js'
 import { refuseSelfLoops } from './self-loop.js'
+import { requireCreateRoom } from './create-limit.js'
+import { refuseBlockedLink } from '../blocklist/check.js'
 import { enqueueLinkEvent, wantsEvent } from '../webhooks/outbox.js'
 
 export type { Link }
@@ -23,6 +25,7 @@ export type { Link }
 
 /** Creates a link for `user`; a 4xx leaves nothing behind. */
 export async function createLink(app: FastifyInstance, user: AuthUser, input: LinkInput): Promise<Link> {
+  await requireCreateRoom(app, user)
   const [passwordHash, privacyPasswordHash] = await Promise.all([
     input.password ? hashPassword(input.password) : null,
     input.privacyPassword ? hashPassword(input.privacyPassword) : null,
@@ -72,6 +75,7 @@ async function insertLink(
   )
   await requireLinkRoom(tx, user)
   await refuseSelfLoops(app, db, input)
+  await refuseBlockedLink(db, input)
   await checkOwned(db, user, input)
 
   const metaTitle = blankToNull(input.metaTitle) ?? null

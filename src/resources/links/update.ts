@@ -12,6 +12,7 @@ import type { LinkInput } from './model.js'
 import { writeRelations } from './relations.js'
 import { lockOwnedLink, pixelIdsOf, targetKinds, targetsOfKind, type Link } from './repo.js'
 import { refuseSelfLoops } from './self-loop.js'
+import { refuseBlockedLink } from '../blocklist/check.js'
 import { enqueueLinkEvent } from '../webhooks/outbox.js'
 
 /**
@@ -47,6 +48,7 @@ export async function updateLink(app: FastifyInstance, user: AuthUser, id: numbe
       const refused = user.admin ? [] : uses.filter((f) => user.plan.features[f]?.enabled !== '1')
       for (const f of refused) if (!(await unchangedUse(tx, current, f, input))) requireFeature(user, f)
       await refuseSelfLoops(app, tx, input)
+      await refuseBlockedLink(tx, input)
       await checkOwned(tx, user, input)
 
       const url = input.url ?? current.url

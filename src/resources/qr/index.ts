@@ -9,6 +9,7 @@ import { toDay } from '../../http/format.js'
 import { qrStats } from '../../clicks/stats.js'
 import { parseRange, statsQuery, statsSeries } from '../../clicks/series.js'
 import { parseQrData } from './content.js'
+import { checkQrUrls } from './urls.js'
 import { loadLogo } from './logo.js'
 import { assertFits, contrastRatio, errorLevelFor, formatColour, MIN_CONTRAST, parseColour } from './render.js'
 import { presentQr, qrImageUrl, qrScanUrl } from './present.js'
@@ -96,6 +97,7 @@ const qr: FastifyPluginAsync = async (app) => {
   r.post('/api/qr/add', { schema: { body: createBody } }, async (req) => {
     const body = req.body
     const parsed = parseQrData(body.type, body.data)
+    await checkQrUrls(app, parsed)
     const background = body.background ?? DEFAULT_BACKGROUND
     const foreground = body.foreground ?? DEFAULT_FOREGROUND
     assertContrast(foreground, background)
@@ -133,6 +135,7 @@ const qr: FastifyPluginAsync = async (app) => {
     if (!row) throw notFound('QR code not found.')
     const newType = body.type ?? row.type
     const parsed = parseQrData(newType, body.data)
+    await checkQrUrls(app, parsed)
     const background = body.background === undefined ? row.background : (body.background ?? DEFAULT_BACKGROUND)
     const foreground = body.foreground === undefined ? row.foreground : (body.foreground ?? DEFAULT_FOREGROUND)
     assertContrast(foreground, background)

@@ -1,0 +1,58 @@
+import { and, count, desc, eq, inArray, or, sql } from 'drizzle-orm'
+import type { Db, Tx } from '../../db/client.js'
+import { blocklistEntries, type BlocklistType } from '../../db/schema/index.js'
+import { offsetOf, type PageQuery } from '../../http/pagination.js'
+import { domainCandidates, keywordHaystacks, Matcher, type Entry } from './match.js'
+
+export type BlocklistEntry = typeof blocklistEntries.$inferSelect
+
+export async function listEntries(db: Db, q: PageQuery & { type?: BlocklistType }) {
+  const where = q.type ? eq(blocklistEntries.type, q.type) : undefined
+  const [rows, [{ total }]] = await Promise.all([
+    db.select().from(blocklistEntries).where(where).orderBy(desc(blocklistEntries.createdAt), desc(blocklistEntries.id)).limit(q.limit).offset(offsetOf(q)),
+    db.select({ total: count() }).from(blocklistEntries).where(where),
+  ])
+  return { rows, total }
+}
+
+/** Inserts entries, skipping those already listed; returns the new ones. */
+export async function insertEntries(db: Db | Tx, entries: (Entry & { reason?: string | null; createdBy?: number | null })[]): Promise<BlocklistEntry[]> {
+  if (!entries.length) return []
+  return db
+    .insert(blocklistEntries)
+    .values(entries.map((e) => ({ type: e.type, value: e.value, reason: e.reason ?? null, createdBy: e.createdBy ?? null })))
+    .onConflictDoNothing()
+    .returning()
+}
+
+export async function deleteEntry(db: Db, id: number): Promise<boolean> {
+  return (await db.delete(blocklistEntries).where(eq(blocklistEntries.id, id)).returning({ id: blocklistEntries.id })).length > 0
+}
+
+/**
+ * The first of `urls` a listed entry matches, with that entry; null when none does. One query:
+ * domain entries by the exact suffixes of the hosts (the unique index), keywords by position in
+ * the URLs' texts (few of them, so a scan of that type is cheap).
+ */
+export async function findBlocked<T extends { url: string }>(db: Db | Tx, urls: T[]): Promise<{ item: T; entry: Entry } | null> {
+  if (!urls.length) return null
+  const suffixes = [...new Set(urls.flatMap((u) => domainCandidates(u.url)))]
+  const haystack = urls.flatMap((u) => keywordHaystacks(u.url)).join('\n')
+  const rows = await db
+    .select({ type: blocklistEntries.type, value: blocklistEntries.value })
+    .from(blocklistEntries)
+    .where(
+      or(
+        suffixes.length ? and(eq(blocklistEntries.type, 'domain'), inArray(blocklistEntries.value, suffixes)) : undefined,
+        and(eq(blocklistEntries.type, 'keyword'), sql`strpos(${haystack}, ${blocklistEntries.value}) > 0`),
+      ),
+    )
+    .limit(20)
+  if (!rows.length) return null
+  const matcher = new Matcher(rows)
+  for (const item of urls) {
+    const entry = matcher.match(item.url)
+    if (entry) return { item, entry }
+  }
+  return null
+}

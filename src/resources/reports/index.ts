@@ -1,0 +1,35 @@
+import type { FastifyPluginAsync } from 'fastify'
+import { z } from 'zod'
+import type { ZodTypeProvider } from '../../http/zod.js'
+import { requireAdmin } from '../../http/auth.js'
+import { MAX_ID, optional } from '../../http/fields.js'
+import { toTimestamp } from '../../http/format.js'
+import { listResponse, pageQuery } from '../../http/pagination.js'
+import { listReports, type LinkReport } from './repo.js'
+
+const listQuery = pageQuery.extend({
+  link: optional(z.coerce.number({ message: 'link must be a link id.' }).int('link must be a link id.').min(1, 'link must be a link id.').max(MAX_ID, 'link must be a link id.')),
+})
+
+const presentReport = (r: LinkReport) => ({
+  id: r.id,
+  link: r.linkId,
+  shorturl: r.shortUrl,
+  reason: r.reason,
+  comment: r.comment ?? '',
+  email: r.email ?? '',
+  date: toTimestamp(r.createdAt),
+})
+
+/** GET /api/reports: what visitors reported through `/<alias>/report` (admin only, DECISIONS §10.6). */
+const reports: FastifyPluginAsync = async (app) => {
+  const r = app.withTypeProvider<ZodTypeProvider>()
+  r.addHook('preValidation', requireAdmin)
+
+  // GET /api/reports – newest first; ?link=<id> for one link's
+  r.get('/api/reports', { schema: { querystring: listQuery } }, async (req) => {
+    const { rows, total } = await listReports(app.db, req.query)
+    return listResponse('reports', rows.map(presentReport), total, req.query)
+  })
+}
+export default reports

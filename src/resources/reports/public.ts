@@ -1,0 +1,74 @@
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import formbody from '@fastify/formbody'
+import { Throttle } from '../../lib/throttle.js'
+import { HOUR } from '../../lib/time.js'
+import { shortUrlOf } from '../../lib/short-url.js'
+import { messagePage } from '../../lib/html.js'
+import { REPORT_REASONS, reportForm, reportThanks, type ReportReason } from './page.js'
+import { insertReport } from './repo.js'
+
+/** Stored aliases are [A-Za-z0-9_-] (DECISIONS §4): anything else can only be a miss. */
+const ALIAS = /^[A-Za-z0-9_-]{1,128}$/
+/** Reports per IP an hour: enough for an honest visitor, too few to flood the admins' list. */
+export const REPORTS_PER_HOUR = 5
+const MAX_COMMENT = 2000
+
+function field(body: unknown, name: string): string {
+  const v = body && typeof body === 'object' ? (body as Record<string, unknown>)[name] : undefined
+  return typeof v === 'string' ? v : ''
+}
+
+/**
+ * `/<alias>/report`: anyone can report a short link (DECISIONS §10.6). GET shows the form, POST
+ * stores the report (throttled per IP). A path that names no link gets exactly what it got before
+ * this route existed (the not-found handler), so reserved paths such as `/api/report` are unchanged.
+ */
+const reportPages: FastifyPluginAsync = async (app) => {
+  await app.register(formbody, { bodyLimit: 16 * 1024 })
+  const throttle = new Throttle('link-report', REPORTS_PER_HOUR, HOUR, app.redis)
+
+  async function linkOf(req: FastifyRequest<{ Params: { alias: string } }>) {
+    const alias = req.params.alias
+    if (!ALIAS.test(alias)) return null
+    const domain = await app.linkCache.domainFor(req.host)
+    const link = await app.linkCache.byAlias(domain?.id ?? null, alias)
+    if (!link || link.disabled) return null
+    return { link, shortUrl: shortUrlOf(app.config, link, domain ? { domain: domain.origin } : null) }
+  }
+
+  const action = (req: FastifyRequest<{ Params: { alias: string } }>) => `/${req.params.alias}/report`
+
+  // GET /:alias/report – the report form
+  app.get<{ Params: { alias: string } }>('/:alias/report', async (req, reply) => {
+    const found = await linkOf(req)
+    if (!found) return reply.callNotFound()
+    return reportForm(reply, 200, { shortUrl: found.shortUrl, action: action(req) })
+  })
+
+  // POST /:alias/report – store a report
+  app.post<{ Params: { alias: string } }>('/:alias/report', async (req, reply: FastifyReply) => {
+    const found = await linkOf(req)
+    if (!found) return reply.callNotFound()
+    const values = { reason: field(req.body, 'reason'), comment: field(req.body, 'comment').trim(), email: field(req.body, 'email').trim() }
+    const form = { shortUrl: found.shortUrl, action: action(req), values }
+    if (!Object.hasOwn(REPORT_REASONS, values.reason)) return reportForm(reply, 400, { ...form, error: 'Choose what is wrong with the link.' })
+    if (values.comment.length > MAX_COMMENT) return reportForm(reply, 400, { ...form, error: `Details must be at most ${MAX_COMMENT} characters.` })
+    if (values.email && (values.email.length > 254 || !/^[^\s@]+@[^\s@]+$/.test(values.email))) {
+      return reportForm(reply, 400, { ...form, error: 'That email address does not look right.' })
+    }
+    // counted before it is stored, so a burst cannot slip past the budget
+    if (!(await throttle.take(req.ip))) {
+      reply.header('retry-after', Math.ceil(HOUR / 1000))
+      return messagePage(reply, 429, 'Too many reports', 'You have sent many reports in a short time. Try again in an hour.')
+    }
+    await insertReport(app.db, {
+      linkId: found.link.id,
+      shortUrl: found.shortUrl,
+      reason: values.reason as ReportReason,
+      comment: values.comment || null,
+      email: values.email || null,
+    })
+    return reportThanks(reply)
+  })
+}
+export default reportPages
