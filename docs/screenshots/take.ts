@@ -117,6 +117,8 @@ async function main() {
     ['channel', `/dashboard/channels/${channel.id}`],
     ['pixels', '/dashboard/pixels'],
     ['pages', '/dashboard/pages'],
+    ['splash-editor', '/dashboard/pages', async (p) => p.getByRole('button', { name: 'Edit Launch teaser' }).click()],
+    ['overlay-editor', '/dashboard/pages', async (p) => p.getByRole('button', { name: 'Edit Favourite colour' }).click()],
     ['webhooks', '/dashboard/webhooks'],
     ['import-export', '/dashboard/import-export'],
     ['account', '/dashboard/account'],
