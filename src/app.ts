@@ -42,6 +42,8 @@ import overlayResponses from './resources/pages/public.js'
 import webhooks from './resources/webhooks/index.js'
 import { DeliveryWorker, type DeliveryOptions } from './resources/webhooks/deliver.js'
 import { clickEvents } from './resources/webhooks/clicks.js'
+import { HealthChecker, type HealthOptions } from './health/checker.js'
+import { invalidateLinks } from './resources/redirect-cache.js'
 import blocklist from './resources/blocklist/index.js'
 import reports from './resources/reports/index.js'
 import reportPages from './resources/reports/public.js'
@@ -69,6 +71,8 @@ export interface Deps {
   spool: boolean
   /** webhook delivery settings (tests: short backoff, fast polling) */
   webhooks: Partial<DeliveryOptions>
+  /** health checker pacing (tests: fast polling, no spacing) */
+  health: Partial<HealthOptions>
 }
 
 export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promise<FastifyInstance> {
@@ -133,6 +137,11 @@ export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promis
   app.decorate('webhooks', new DeliveryWorker(handle.db, app.log, { allowPrivate: config.allowPrivateTargets, ...deps.webhooks }))
   app.addHook('onReady', async () => app.webhooks.start())
   app.addHook('onClose', async () => app.webhooks.close())
+  const healthOptions = { intervalSec: config.healthCheckInterval, allowPrivate: config.allowPrivateTargets, ...deps.health }
+  app.decorate('healthChecker', new HealthChecker(handle.db, app.log, config.publicUrl, (id) => invalidateLinks(app, [id]), healthOptions))
+  app.addHook('onReady', async () => app.healthChecker.start())
+  // added after the clicks' hook, so it runs first: no check writes once the database is closing
+  app.addHook('onClose', async () => app.healthChecker.close())
   app.addHook('onSend', async (req, reply, payload) => {
     reply.header('x-request-id', req.id)
     return payload

@@ -112,6 +112,8 @@ const env = z.object({
   ),
   // server-side fetches (webhooks, QR logos…) may reach private and loopback addresses (DECISIONS §10.3)
   ALLOW_PRIVATE_TARGETS: flagEnv('ALLOW_PRIVATE_TARGETS').default(false),
+  // seconds between two health checks of a link's long URL; 0 turns the background checker off (DECISIONS §10.5)
+  HEALTH_CHECK_INTERVAL: z.coerce.number({ message: 'HEALTH_CHECK_INTERVAL must be a whole number of seconds' }).int('HEALTH_CHECK_INTERVAL must be a whole number of seconds').min(0, 'HEALTH_CHECK_INTERVAL must be 0 (off) or more').default(21600),
   // links an hour one non-admin account may create, beside the plan's cap; 0 = no limit (DECISIONS §10.6)
   CREATE_LIMIT_PER_HOUR: z.coerce.number({ message: 'CREATE_LIMIT_PER_HOUR must be a whole number' }).int('CREATE_LIMIT_PER_HOUR must be a whole number').min(0, 'CREATE_LIMIT_PER_HOUR must be 0 (no limit) or more').default(1000),
   // for clients written against installations that answer differently from SPEC.md (README)
@@ -157,6 +159,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     /** bearer token GET /metrics asks for; undefined: /metrics is open */
     metricsToken: e.METRICS_TOKEN,
     allowPrivateTargets: e.ALLOW_PRIVATE_TARGETS,
+    /** seconds; 0 = no background health checks */
+    healthCheckInterval: e.HEALTH_CHECK_INTERVAL,
     /** links an hour per non-admin account; 0 = no limit */
     createLimitPerHour: e.CREATE_LIMIT_PER_HOUR,
     compat: { listError: e.COMPAT_LIST_ERROR, v1: e.COMPAT_V1 },

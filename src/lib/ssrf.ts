@@ -57,8 +57,8 @@ export interface SafeFetchOptions {
   allowLoopback?: boolean
   /** ALLOW_PRIVATE_TARGETS: also reach private, loopback, CGNAT and unique-local addresses (intranets) */
   allowPrivate?: boolean
-  /** GET [default], or POST with `body` (webhook deliveries) */
-  method?: 'GET' | 'POST'
+  /** GET [default], POST with `body` (webhook deliveries), or HEAD (link health checks) */
+  method?: 'GET' | 'POST' | 'HEAD'
   body?: string | Buffer
   /** resolver override (tests: a DNS answer with mixed addresses); default dns.lookup all */
   resolve?: (host: string) => Promise<{ address: string; family: number }[]>

@@ -5,7 +5,7 @@ import type { Db } from '../db/client.js'
 import type { LiveClicks } from '../clicks/live-clicks.js'
 import { InvalidationBus } from './invalidation.js'
 import {
-  findDomainByHost, findDomainById, findLinkRow, findLinkRowById, loadServeLink, storedClicks,
+  findDomainByHost, findDomainById, findLinkRowByAnyAlias, findLinkRowById, loadServeLink, storedClicks,
   type LinkRow, type ServeDomain, type ServeLink,
 } from './loader.js'
 
@@ -42,10 +42,13 @@ export class LinkCache {
     max: 50_000,
     ttl: LINK_TTL,
     dispose: (value, key) => {
-      if (this.keyById.get(value.id) === key) this.keyById.delete(value.id)
+      const keys = this.keysById.get(value.id)
+      keys?.delete(key)
+      if (keys?.size === 0) this.keysById.delete(value.id)
     },
   })
-  private readonly keyById = new Map<number, string>()
+  /** a link is cached under its alias and under each earlier alias a visit used (alias history) */
+  private readonly keysById = new Map<number, Set<string>>()
   private readonly hosts = new LRUCache<string, ServeDomain | false>({ max: 10_000, ttl: HOST_TTL })
   private readonly loading = new Map<string, Promise<ServeLink | null>>()
   /** bumped by every invalidation: a load that raced one is served but not cached */
@@ -92,9 +95,14 @@ export class LinkCache {
    * entry in the cache is bumped, not the caller's copy: a reload since may have replaced it.
    */
   countClick(linkId: number) {
-    const key = this.keyById.get(linkId)
-    const link = key ? this.links.get(key) : undefined
-    if (link && link.id === linkId) link.localClicks++
+    const seen = new Set<ServeLink>()
+    for (const key of this.keysById.get(linkId) ?? []) {
+      const link = this.links.get(key)
+      if (link && link.id === linkId && !seen.has(link)) {
+        seen.add(link)
+        link.localClicks++
+      }
+    }
   }
 
   /** The branded domain answering on this Host, or null for the default domain (any other host). */
@@ -120,14 +128,15 @@ export class LinkCache {
     const key = `${domainId ?? 0}|${alias}`
     const hit = this.links.get(key)
     if (hit) return hit
-    return this.load(key, () => findLinkRow(this.o.db, domainId, alias))
+    return this.load(key, () => findLinkRowByAnyAlias(this.o.db, domainId, alias))
   }
 
   /** A link by id (campaign rotator). */
   async byId(id: number): Promise<ServeLink | null> {
-    const key = this.keyById.get(id)
-    const hit = key ? this.links.get(key) : undefined
-    if (hit) return hit
+    for (const key of this.keysById.get(id) ?? []) {
+      const hit = this.links.get(key)
+      if (hit && hit.alias === key.slice(key.indexOf('|') + 1)) return hit
+    }
     const row = await findLinkRowById(this.o.db, id)
     if (!row) return null
     return this.load(`${row.domainId ?? 0}|${row.alias}`, async () => row)
@@ -141,7 +150,9 @@ export class LinkCache {
         .then((link) => {
           if (link && generation === this.generation) {
             this.links.set(key, link)
-            this.keyById.set(link.id, key)
+            let keys = this.keysById.get(link.id)
+            if (!keys) this.keysById.set(link.id, (keys = new Set()))
+            keys.add(key)
           }
           return link
         })
@@ -160,9 +171,8 @@ export class LinkCache {
 
   private dropLink(linkId: number) {
     this.generation++
-    const key = this.keyById.get(linkId)
-    if (key) this.links.delete(key)
-    this.keyById.delete(linkId)
+    for (const key of [...(this.keysById.get(linkId) ?? [])]) this.links.delete(key)
+    this.keysById.delete(linkId)
   }
 
   private dropDomain(domainId: number) {
@@ -176,7 +186,7 @@ export class LinkCache {
   private clear() {
     this.generation++
     this.links.clear()
-    this.keyById.clear()
+    this.keysById.clear()
     this.hosts.clear()
   }
 }

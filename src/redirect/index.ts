@@ -1,7 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import formbody from '@fastify/formbody'
 import { linkStats } from '../clicks/stats.js'
-import { countryOf } from '../clicks/geo.js'
 import { toTimestamp } from '../http/format.js'
 import { notFoundPage } from '../lib/html.js'
 import { BusyError, verifyGuess } from '../lib/passwords.js'
@@ -12,7 +11,8 @@ import { MAX_REFERRER, visitorFromRequest, type Visitor } from '../visit/visitor
 import { activeCampaignLinkIds, findCampaignId, findStatsLink, liveClicks, type ServeDomain, type ServeLink } from './loader.js'
 import { isActive, resolve } from './resolve.js'
 import { claimCappedVisit } from './click-cap.js'
-import { redirectTo, sendDestination } from './respond.js'
+import { directPolicy, redirectTo, ROTATOR_POLICY, sendDestination, type DirectPolicy } from './respond.js'
+import { visitContext } from './context.js'
 import { hasUnlock, setUnlock, type UnlockKind } from './unlock.js'
 import { expiredPage, homePage, passwordForm } from './pages/forms.js'
 import { statsPage } from './pages/stats.js'
@@ -59,8 +59,8 @@ interface VisitOptions {
   source: 'link' | 'rotator'
   /** the branded domain of the link (short URL of crawler pages) */
   domain: ServeDomain | null
-  /** status of a `direct` answer: REDIRECT_STATUS for a link, 302 for the rotator */
-  directStatus: number
+  /** a `direct` answer: the link's status and cache lifetime; 302 uncached for the rotator */
+  direct: DirectPolicy
   /** hidden fields of the password form (the rotator's link id) */
   hidden?: Record<string, string>
 }
@@ -137,12 +137,7 @@ const redirect: FastifyPluginAsync = async (app) => {
       visitor.referrer = (formField(req.body, 'ref') ?? '').slice(0, MAX_REFERRER)
     }
     const ctx = {
-      device: visitor.device,
-      ubuntu: visitor.ubuntu,
-      country: link.targets.geo.length > 0 ? countryOf(visitor.ip) : null,
-      language: visitor.language,
-      isCrawler: visitor.isCrawler,
-      query: rawQuery(req),
+      ...visitContext(link, visitor, rawQuery(req)),
       unlocked: link.passwordHash ? hasUnlock(req, app.keys.cookie, 'link', link.id, link.passwordHash, now) : false,
     }
     // A posted password is checked only where it would be asked for (an active, locked link), so
@@ -174,7 +169,7 @@ const redirect: FastifyPluginAsync = async (app) => {
         return crawlerPage(reply, link, shortUrlOf(o.domain, link.alias), withParameters(link.url, '', link.parameters))
       case 'go':
         record(req, link, visitor, o.source, outcome.rotation)
-        return sendDestination(reply, link, outcome.url, shortUrlOf(o.domain, link.alias), o.directStatus)
+        return sendDestination(reply, link, outcome.url, shortUrlOf(o.domain, link.alias), o.direct)
     }
   }
 
@@ -185,7 +180,7 @@ const redirect: FastifyPluginAsync = async (app) => {
     const domain = await cache.domainFor(req.host)
     const link = ALIAS.test(alias) ? await cache.byAlias(domain?.id ?? null, alias) : null
     if (!link) return domain?.redirect404 ? redirectTo(reply, 302, safeUrl(domain.redirect404)) : notFoundPage(reply)
-    return serve(req, reply, link, { source: 'link', domain, directStatus: config.redirect.status })
+    return serve(req, reply, link, { source: 'link', domain, direct: directPolicy(link, config.redirect.status) })
   }
 
   /**
@@ -238,7 +233,7 @@ const redirect: FastifyPluginAsync = async (app) => {
       const link = await cache.byId(id)
       if (!link || link.campaignId !== campaignId || !isActive(link, liveClicks(link), now.getTime())) continue
       const domain = link.domainId ? await cache.domainById(link.domainId) : null
-      return serve(req, reply, link, { source: 'rotator', domain, directStatus: 302, hidden: { link: String(link.id) } })
+      return serve(req, reply, link, { source: 'rotator', domain, direct: ROTATOR_POLICY, hidden: { link: String(link.id) } })
     }
     return notFoundPage(reply)
   }

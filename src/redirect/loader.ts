@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, isNull, or, sql } from 'drizzle-orm'
 import type { Db } from '../db/client.js'
-import { campaigns, domains, linkPixels, links, linkTargets, pages, pixels, type PixelType } from '../db/schema/index.js'
+import { campaigns, domains, linkAliases, linkPixels, links, linkTargets, pages, pixels, type PixelType } from '../db/schema/index.js'
 import type { ResolvableLink } from './resolve.js'
 
 /** The redirect's reads: database rows → the shapes a visit is served from. No caching here. */
@@ -36,6 +36,10 @@ export interface ServeLink extends ResolvableLink {
   clicksBase: number
   /** human clicks this instance recorded since it loaded the link */
   localClicks: number
+  /** status of a `direct` answer; null = REDIRECT_STATUS */
+  redirectStatus: number | null
+  /** seconds a `direct` answer may be cached (0 = not at all) */
+  cacheTtl: number
 }
 
 /** The live click count: expiry by `expiration_clicks` must not wait for a cache reload or a flush. */
@@ -71,6 +75,21 @@ const onDomain = (domainId: number | null, alias: string) =>
 export async function findLinkRow(db: Db, domainId: number | null, alias: string): Promise<LinkRow | undefined> {
   const [row] = await db.select().from(links).where(onDomain(domainId, alias))
   return row
+}
+
+/**
+ * The link an alias serves on a domain: its own alias first, else an earlier alias of a link
+ * (alias history, DECISIONS §10.5). The second lookup runs only on a miss of the first.
+ */
+export async function findLinkRowByAnyAlias(db: Db, domainId: number | null, alias: string): Promise<LinkRow | undefined> {
+  const row = await findLinkRow(db, domainId, alias)
+  if (row) return row
+  const [old] = await db
+    .select({ link: links })
+    .from(linkAliases)
+    .innerJoin(links, eq(links.id, linkAliases.linkId))
+    .where(sql`coalesce(${linkAliases.domainId}, 0) = ${domainId ?? 0} and ${linkAliases.alias} = ${alias}`)
+  return old?.link
 }
 
 export async function findLinkRowById(db: Db, id: number): Promise<LinkRow | undefined> {
@@ -133,6 +152,10 @@ export async function loadServeLink(db: Db, row: LinkRow, countClicks: (linkId: 
     clicksBase,
     localClicks: 0,
     lastRotation: row.lastRotation,
+    redirectStatus: row.redirectStatus,
+    cacheTtl: row.cacheTtl,
+    broken: row.healthState === 'broken',
+    fallback: row.fallback,
   }
 }
 

@@ -28,6 +28,10 @@ export interface ResolvableLink {
   }
   /** 1-based position of the rotation target served last; 0 = none yet */
   lastRotation: number
+  /** the health checker found the long URL broken (DECISIONS §10.5) */
+  broken?: boolean
+  /** where visits that would go to the long URL go while it is broken */
+  fallback?: string | null
 }
 
 export interface VisitContext {
@@ -47,12 +51,25 @@ export interface VisitContext {
   clicks: number
 }
 
+/** Which rule chose the destination (the dry-run's `matched`). */
+export type Matched = { kind: 'deeplink' | 'device' | 'geo' | 'language' | 'rotation' | 'fallback' | 'default'; key: string | null }
+
 export type Outcome =
   | { kind: 'disabled' }
   | { kind: 'expired'; url: string | null }
   | { kind: 'password' }
   | { kind: 'crawler' }
   | { kind: 'go'; url: string; type: LinkType; rotation?: number }
+
+/**
+ * Why, collected only by the dry-run (`POST /api/url/:id/resolve`): sentences and the rule that
+ * chose the destination. A visit passes none, so the redirect pays one comparison per step and
+ * builds no string.
+ */
+export interface Trace {
+  steps: string[]
+  matched: Matched | null
+}
 
 export function isExpired(link: Pick<ResolvableLink, 'expiresAt' | 'expirationClicks'>, clicks: number, now: number): boolean {
   if (link.expiresAt !== null && link.expiresAt <= now) return true
@@ -67,43 +84,90 @@ export function isActive(link: Pick<ResolvableLink, 'disabled' | 'expiresAt' | '
 export const hasMeta = (link: Pick<ResolvableLink, 'metaTitle' | 'metaDescription' | 'metaImage'>) =>
   Boolean(link.metaTitle || link.metaDescription || link.metaImage)
 
-export function resolve(link: ResolvableLink, ctx: VisitContext, now: number): Outcome {
+export function resolve(link: ResolvableLink, ctx: VisitContext, now: number, trace?: Trace): Outcome {
+  const say = (...sentences: string[]) => trace?.steps.push(...sentences)
   // 3. disabled, then expired by date or by clicks
-  if (link.disabled) return { kind: 'disabled' }
-  if (isExpired(link, ctx.clicks, now)) return { kind: 'expired', url: link.expirationUrl }
+  if (link.disabled) {
+    say('The link is disabled, so the visitor gets the 404 page.')
+    return { kind: 'disabled' }
+  }
+  if (isExpired(link, ctx.clicks, now)) {
+    say(
+      link.expiresAt !== null && link.expiresAt <= now
+        ? 'The link has expired (its expiry date has passed).'
+        : `The link has expired (it reached its ${link.expirationClicks} clicks).`,
+      link.expirationUrl ? 'The visitor goes to its expiration URL.' : 'It has no expiration URL, so the visitor gets the 410 page.',
+    )
+    return { kind: 'expired', url: link.expirationUrl }
+  }
+  say('The link is active.')
   // 4. password
-  if (link.passwordHash && !ctx.unlocked) return { kind: 'password' }
+  if (link.passwordHash && !ctx.unlocked) {
+    say('The link has a password, so the visitor is asked for it first.')
+    return { kind: 'password' }
+  }
   // 5. social crawlers get the Open Graph page when there is something to show
-  if (ctx.isCrawler && hasMeta(link)) return { kind: 'crawler' }
+  if (ctx.isCrawler && hasMeta(link)) {
+    say('The visitor is a social network preview fetcher and the link has meta fields, so it gets the preview page.')
+    return { kind: 'crawler' }
+  }
   // 6. destination, then the visitor's query and the link's parameters
-  const { url, rotation } = destination(link, ctx)
+  const { url, rotation } = destination(link, ctx, trace)
+  if (ctx.query || link.parameters.length) say("The visitor's query and the link's parameters are added to the destination.")
   return { kind: 'go', url: withParameters(url, ctx.query, link.parameters), type: link.type, rotation }
 }
 
-/** Deep link, then device, geo, language and rotation targets, else the long URL. */
-export function destination(link: ResolvableLink, ctx: Pick<VisitContext, 'device' | 'ubuntu' | 'country' | 'language'>): { url: string; rotation?: number } {
+type Destination = { url: string; rotation?: number }
+
+/** Deep link, then device, geo, language and rotation targets, else the long URL (or its fallback while broken). */
+export function destination(
+  link: ResolvableLink,
+  ctx: Pick<VisitContext, 'device' | 'ubuntu' | 'country' | 'language'>,
+  trace?: Trace,
+): Destination {
+  const chose = (d: Destination, matched: Matched, why: string) => {
+    if (trace) {
+      trace.matched = matched
+      trace.steps.push(why)
+    }
+    return d
+  }
   const dl = link.deepLink
   if (dl) {
-    if ((ctx.device === 'iPhone' || ctx.device === 'iPad') && dl.apple) return { url: dl.apple }
-    if (ctx.device === 'Android' && dl.google) return { url: dl.google }
+    if ((ctx.device === 'iPhone' || ctx.device === 'iPad') && dl.apple) {
+      return chose({ url: dl.apple }, { kind: 'deeplink', key: 'apple' }, `The visitor is on ${ctx.device}, so the Apple deep link is used.`)
+    }
+    if (ctx.device === 'Android' && dl.google) {
+      return chose({ url: dl.google }, { kind: 'deeplink', key: 'google' }, 'The visitor is on Android, so the Google Play deep link is used.')
+    }
   }
   // the most specific target first: an Ubuntu visitor takes a `Ubuntu` target over a `Linux` one
   const device =
     (ctx.ubuntu && link.targets.device.find((t) => t.match.toLowerCase() === 'ubuntu')) ||
     link.targets.device.find((t) => deviceMatches(t.match, ctx.device))
-  if (device) return { url: device.url }
+  if (device) return chose({ url: device.url }, { kind: 'device', key: device.match }, `The visitor's device matches the ${device.match} target.`)
   if (ctx.country) {
     const geo = link.targets.geo.find((t) => t.match.toUpperCase() === ctx.country)
-    if (geo) return { url: geo.url }
+    if (geo) return chose({ url: geo.url }, { kind: 'geo', key: ctx.country }, `The visitor's country ${ctx.country} matches a geo target.`)
   }
   if (ctx.language) {
     const lang = link.targets.language.find((t) => t.match.toLowerCase().split(/[-_]/)[0] === ctx.language)
-    if (lang) return { url: lang.url }
+    if (lang) return chose({ url: lang.url }, { kind: 'language', key: ctx.language }, `The visitor's language ${ctx.language} matches a language target.`)
+  }
+  if (trace && (link.targets.device.length || link.targets.geo.length || link.targets.language.length)) {
+    trace.steps.push('No device, geo or language target matches the visitor.')
   }
   const n = link.targets.rotation.length
   if (n > 0) {
     const index = ((link.lastRotation % n) + n) % n
-    return { url: link.targets.rotation[index], rotation: index + 1 }
+    return chose(
+      { url: link.targets.rotation[index], rotation: index + 1 },
+      { kind: 'rotation', key: String(index + 1) },
+      `The link rotates between ${n} URLs; this visit gets number ${index + 1}.`,
+    )
   }
-  return { url: link.url }
+  if (link.broken && link.fallback) {
+    return chose({ url: link.fallback }, { kind: 'fallback', key: null }, 'The long URL failed its last health check, so the visitor goes to the fallback.')
+  }
+  return chose({ url: link.url }, { kind: 'default', key: null }, 'The visitor goes to the long URL.')
 }

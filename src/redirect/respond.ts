@@ -3,30 +3,67 @@ import type { ServeLink } from './loader.js'
 import { usablePixels } from './pages/pixels.js'
 import { customSplashPage, framePage, overlayPage, pixelPage, safeHref, splashPage } from './pages/visit.js'
 
-/** A redirect: the Location is already safe (visit/url safeUrl); never cached by shared caches. */
-export function redirectTo(reply: FastifyReply, status: number, location: string) {
-  return reply.code(status).header('location', location).header('cache-control', 'private, max-age=0').send()
+/** How a `direct` answer goes out: its status and how long shared caches may keep it. */
+export interface DirectPolicy {
+  status: number
+  /** seconds; 0 = `private, max-age=0` */
+  cacheTtl: number
 }
 
-/**
- * DECISIONS §5 step 7: the answer by the link's type. `direct` is the configured REDIRECT_STATUS
- * (or a 302 where the spec says so: rotator), through the pixel page when the link has pixels.
- */
-export function sendDestination(reply: FastifyReply, link: ServeLink, dest: string, shortUrl: string, directStatus: number) {
-  const v = { link, dest: safeHref(dest), shortUrl }
+/** A link's own `direct` answer (DECISIONS §10.5): its status, else REDIRECT_STATUS. */
+export const directPolicy = (link: Pick<ServeLink, 'redirectStatus' | 'cacheTtl'>, defaultStatus: number): DirectPolicy => ({
+  status: link.redirectStatus ?? defaultStatus,
+  cacheTtl: link.cacheTtl,
+})
+
+/** The rotator picks at random per visit: a 302 no cache may keep (DECISIONS §5). */
+export const ROTATOR_POLICY: DirectPolicy = { status: 302, cacheTtl: 0 }
+
+/** `Cache-Control` of a redirect: nothing cached unless the link asked for a lifetime. */
+export const cacheControlOf = (cacheTtl: number) => (cacheTtl > 0 ? `public, max-age=${cacheTtl}` : 'private, max-age=0')
+
+/** A redirect: the Location is already safe (visit/url safeUrl); never cached by shared caches unless a ttl is given. */
+export function redirectTo(reply: FastifyReply, status: number, location: string, cacheTtl = 0) {
+  return reply.code(status).header('location', location).header('cache-control', cacheControlOf(cacheTtl)).send()
+}
+
+/** The page a visit that reached its destination is answered with (DECISIONS §5 step 7). */
+export type DestinationPage = 'direct' | 'frame' | 'splash' | 'overlay' | 'pixels'
+
+export function destinationPage(link: ServeLink): DestinationPage {
   switch (link.type) {
     case 'frame':
-      return framePage(reply, v)
+      return 'frame'
     case 'splash':
-      return splashPage(reply, v)
+      return 'splash'
     case 'splash-page':
-      if (link.page?.kind === 'splash') return customSplashPage(reply, v, link.page)
+      if (link.page?.kind === 'splash') return 'splash'
       break
     case 'overlay':
-      if (link.page?.kind === 'overlay') return overlayPage(reply, v, link.page)
+      if (link.page?.kind === 'overlay') return 'overlay'
       break
   }
   // direct, or a custom page that no longer exists
-  if (usablePixels(link.pixels).length > 0) return pixelPage(reply, v)
-  return redirectTo(reply, directStatus, dest)
+  return usablePixels(link.pixels).length > 0 ? 'pixels' : 'direct'
+}
+
+/**
+ * DECISIONS §5 step 7 and §10.5: the answer by the link's type. `direct` is the link's own status
+ * and cache lifetime (or a 302 where the spec says so: rotator), through the pixel page when the
+ * link has pixels.
+ */
+export function sendDestination(reply: FastifyReply, link: ServeLink, dest: string, shortUrl: string, direct: DirectPolicy) {
+  const v = { link, dest: safeHref(dest), shortUrl }
+  switch (destinationPage(link)) {
+    case 'frame':
+      return framePage(reply, v)
+    case 'splash':
+      return link.type === 'splash-page' ? customSplashPage(reply, v, link.page!) : splashPage(reply, v)
+    case 'overlay':
+      return overlayPage(reply, v, link.page!)
+    case 'pixels':
+      return pixelPage(reply, v)
+    case 'direct':
+      return redirectTo(reply, direct.status, dest, direct.cacheTtl)
+  }
 }

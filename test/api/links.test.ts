@@ -166,6 +166,12 @@ describe('links', () => {
         expiration_clicks: null,
         uniqueClicks: 0,
         updated: expect.stringMatching(TS),
+        // link lifecycle (DECISIONS §10.5): the defaults of a link that set none of it
+        redirectstatus: 302,
+        cachettl: 0,
+        fallback: null,
+        aliases: [],
+        health: { state: 'unknown', status: null, reason: null, checkedAt: null },
       })
       expect(full.body).not.toContain('open sesame')
 

@@ -57,6 +57,8 @@ export function testConfig(env: Record<string, string | undefined> = {}): Config
     RATE_LIMIT_MAX: '100000',
     V1_RATE_LIMIT_MAX: '100000',
     DATA_DIR: './data-test',
+    // no background health checks: they would fetch every test link's URL (tests that want them set it)
+    HEALTH_CHECK_INTERVAL: '0',
     ...env,
   })
 }

@@ -23,6 +23,7 @@ describe('loadConfig', () => {
       logLevel: 'info',
       logIps: false,
       allowPrivateTargets: false,
+      healthCheckInterval: 21600,
       createLimitPerHour: 1000,
       compat: { listError: 'string', v1: 'kurz' },
     })
@@ -123,6 +124,13 @@ describe('loadConfig', () => {
     for (const s of ['301', '302', '307', '308']) expect(loadConfig({ REDIRECT_STATUS: s }).redirect.status).toBe(Number(s))
   })
 
+  it('reads HEALTH_CHECK_INTERVAL (0 turns the checker off) and refuses what is not whole seconds', () => {
+    expect(loadConfig({ HEALTH_CHECK_INTERVAL: '0' }).healthCheckInterval).toBe(0)
+    expect(loadConfig({ HEALTH_CHECK_INTERVAL: '3600' }).healthCheckInterval).toBe(3600)
+    expect(() => loadConfig({ HEALTH_CHECK_INTERVAL: '-1' })).toThrow(/HEALTH_CHECK_INTERVAL/)
+    expect(() => loadConfig({ HEALTH_CHECK_INTERVAL: 'often' })).toThrow(/HEALTH_CHECK_INTERVAL/)
+  })
+
   it('reads LOG_IPS and the compatibility switches, in any case', () => {
     expect(loadConfig({ LOG_IPS: 'true' }).logIps).toBe(true)
     expect(loadConfig({ LOG_IPS: 'off' }).logIps).toBe(false)
@@ -131,7 +139,7 @@ describe('loadConfig', () => {
 
   it('reads exactly the variables of DECISIONS §1, each documented in README.md', () => {
     expect([...ENV_VARS].sort()).toEqual([
-      'ADMIN_API_KEY', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'ADMIN_USERNAME', 'ALLOW_PRIVATE_TARGETS', 'COMPAT_LIST_ERROR', 'COMPAT_V1', 'CORS_ORIGINS', 'CREATE_LIMIT_PER_HOUR', 'DASHBOARD_RATE_LIMIT_MAX', 'DATABASE_URL', 'DATA_DIR', 'HOST', 'LOG_IPS', 'LOG_LEVEL', 'METRICS_TOKEN', 'PORT',
+      'ADMIN_API_KEY', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'ADMIN_USERNAME', 'ALLOW_PRIVATE_TARGETS', 'COMPAT_LIST_ERROR', 'COMPAT_V1', 'CORS_ORIGINS', 'CREATE_LIMIT_PER_HOUR', 'DASHBOARD_RATE_LIMIT_MAX', 'DATABASE_URL', 'DATA_DIR', 'HEALTH_CHECK_INTERVAL', 'HOST', 'LOG_IPS', 'LOG_LEVEL', 'METRICS_TOKEN', 'PORT',
       'PUBLIC_URL', 'RATE_LIMIT_MAX', 'RATE_LIMIT_WINDOW', 'REDIRECT_STATUS', 'REDIS_URL', 'SECRET_KEY', 'TRUST_PROXY', 'V1_RATE_LIMIT_MAX',
     ])
     const readme = readFileSync(resolve(import.meta.dirname, '../../README.md'), 'utf8')

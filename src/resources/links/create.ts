@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { eq } from 'drizzle-orm'
 import type { Db, Tx } from '../../db/client.js'
 import { links, PRIVACY } from '../../db/schema/index.js'
 import type { AuthUser } from '../../http/auth.js'
@@ -13,6 +14,7 @@ import { refuseSelfLoops } from './self-loop.js'
 import { requireCreateRoom } from './create-limit.js'
 import { refuseBlockedLink } from '../blocklist/check.js'
 import { enqueueLinkEvent, wantsEvent } from '../webhooks/outbox.js'
+import { heldByHistory } from './alias-history.js'
 
 export type { Link }
 
@@ -102,6 +104,9 @@ async function insertLink(
     parameters: input.parameters ?? [],
     targetType: input.targetType ?? derivedTargetType(kindsSent(input)),
     campaignId: input.campaignId ?? null,
+    redirectStatus: input.redirectStatus ?? null,
+    cacheTtl: input.cacheTtl ?? 0,
+    fallback: input.fallback ?? null,
   }
 
   let link: Link | undefined
@@ -110,11 +115,15 @@ async function insertLink(
     // racing requests end as one row and one 409, never a duplicate or an aborted transaction.
     ;[link] = await db.insert(links).values({ ...values, alias: customAlias }).onConflictDoNothing().returning()
     if (!link) throw takenError(customAlias)
+    // an earlier alias of another link holds it (alias history). Checked after the insert: a rename
+    // moving this alias into history either committed before (seen here) or waits on our row.
+    if (await heldByHistory(db, domainId, customAlias)) {
   } else {
     for (let attempt = 0; !link; attempt++) {
       if (attempt >= 10 * ATTEMPTS_PER_LENGTH) throw new Error('could not find a free random alias')
       const alias = randomAlias(6 + Math.floor(attempt / ATTEMPTS_PER_LENGTH))
       if ((RESERVED_ALIASES as readonly string[]).includes(alias.toLowerCase())) continue
+      if (await heldByHistory(db, domainId, alias)) continue
       ;[link] = await db.insert(links).values({ ...values, alias }).onConflictDoNothing().returning()
     }
   }

@@ -13,6 +13,8 @@ import { updateLink } from './update.js'
 import * as repo from './repo.js'
 import { shortUrlOf } from '../../lib/short-url.js'
 import { presentLinkDetails, presentLinkListItem } from './present.js'
+import { aliasesOf } from './alias-history.js'
+import lifecycle from './lifecycle.js'
 
 /** The write service names fields by LinkInput key; this interface's callers know them by its body's names. */
 const named = (err: unknown) => {
@@ -21,8 +23,12 @@ const named = (err: unknown) => {
 
 /** SPEC.md single link form: `{id, details, data}` (the caller adds `error`). */
 async function singleForm(app: FastifyInstance, link: repo.Link, full = false) {
-  const [rel, data] = await Promise.all([repo.linkRelations(app.db, link), linkStats(app.db, link.id)])
-  return { id: link.id, details: presentLinkDetails(app.config, link, rel, full), data }
+  const [rel, data, aliases] = await Promise.all([
+    repo.linkRelations(app.db, link),
+    linkStats(app.db, link.id),
+    full ? aliasesOf(app.db, link.id) : [],
+  ])
+  return { id: link.id, details: presentLinkDetails(app.config, link, rel, full, aliases), data }
 }
 
 /**
@@ -54,6 +60,7 @@ async function findByShort(app: FastifyInstance, user: AuthUser, short: string):
 
 const links: FastifyPluginAsync = async (app) => {
   const r = app.withTypeProvider<ZodTypeProvider>()
+  await app.register(lifecycle)
 
   // GET /api/urls – the caller's links (limit, page, order, q), or one link by `short`
   r.get('/api/urls', { schema: { querystring: urlsQuery } }, async (req) => {

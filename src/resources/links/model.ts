@@ -68,6 +68,12 @@ export interface LinkInput {
   /** channels the link sits in (management `channel`, v1 `space`): replaces the set when present */
   channelIds?: number[] | null
   campaignId?: number | null
+  /** status of a `direct` answer (301, 302, 307, 308); null = REDIRECT_STATUS */
+  redirectStatus?: number | null
+  /** seconds a `direct` answer may be cached; 0 (or null on update) = not cached */
+  cacheTtl?: number | null
+  /** where visitors go while the long URL is broken (DECISIONS §10.5) */
+  fallback?: string | null
 }
 
 /** Where a service error about a link input is. */

@@ -32,11 +32,24 @@ export function typeValueOf(link: Pick<Link, 'type' | 'pageId'>): string {
   return link.type
 }
 
+/** `details.health` and the answer of `POST /api/url/:id/check` (DECISIONS §10.5). */
+export function presentHealth(link: Pick<Link, 'healthState' | 'healthStatus' | 'healthReason' | 'checkedAt'>) {
+  return {
+    state: link.healthState,
+    status: link.healthStatus,
+    reason: link.healthReason,
+    checkedAt: link.checkedAt ? toTimestamp(link.checkedAt) : null,
+  }
+}
+
+/** `details.aliases`: earlier aliases still serving the link, oldest first. */
+export type AliasHistory = { alias: string; date: Date }[]
+
 /**
  * SPEC.md "Link, single form" `details`. With `full`, the stored settings SPEC.md has no field for
  * are added after the SPEC.md keys (an opt-in, so a SPEC.md client sees exactly the SPEC.md shape).
  */
-export function presentLinkDetails(config: Config, link: Link, rel: LinkRelations, full = false) {
+export function presentLinkDetails(config: Config, link: Link, rel: LinkRelations, full = false, aliases: AliasHistory = []) {
   const details = {
     id: link.id,
     shorturl: shortUrlOf(config, link, rel.domain),
@@ -72,5 +85,10 @@ export function presentLinkDetails(config: Config, link: Link, rel: LinkRelation
     expiration_clicks: link.expirationClicks,
     uniqueClicks: link.uniqueClicks,
     updated: toTimestamp(link.updatedAt),
+    redirectstatus: link.redirectStatus ?? config.redirect.status,
+    cachettl: link.cacheTtl,
+    fallback: link.fallback,
+    aliases: aliases.map((a) => ({ alias: a.alias, date: toTimestamp(a.date) })),
+    health: presentHealth(link),
   }
 }

@@ -140,6 +140,27 @@ const deeplink = z.object(
   { error: 'must be an object {auto, apple, google}.' },
 )
 
+/** 301, 302, 307 or 308, as a number or a numeric string. */
+const redirectStatus = z
+  .union([z.number(), z.string()], { error: 'must be 301, 302, 307 or 308.' })
+  .transform((v, ctx) => {
+    const n = Number(v)
+    if ([301, 302, 307, 308].includes(n)) return n
+    ctx.addIssue({ code: 'custom', message: 'must be 301, 302, 307 or 308.' })
+    return z.NEVER
+  })
+
+/** A cache lifetime in seconds, up to a year (beyond that browsers cap it anyway). */
+const MAX_CACHE_TTL = 365 * 24 * 3600
+const cacheTtl = z
+  .union([z.number(), z.string()], { error: `must be a whole number of seconds from 0 to ${MAX_CACHE_TTL}.` })
+  .transform((v, ctx) => {
+    const n = typeof v === 'number' ? v : /^\d{1,9}$/.test(v.trim()) ? Number(v) : NaN
+    if (Number.isInteger(n) && n >= 0 && n <= MAX_CACHE_TTL) return n
+    ctx.addIssue({ code: 'custom', message: `must be a whole number of seconds from 0 to ${MAX_CACHE_TTL}.` })
+    return z.NEVER
+  })
+
 const pixelIds = z
   .array(bodyId('pixels'), { error: 'must be a list of pixel ids.' })
   .max(MAX_LIST, `must list at most ${MAX_LIST} pixels.`)
@@ -166,6 +187,9 @@ export const createBody = z.object({
   deeplink: optional(deeplink),
   status: optional(z.enum(['public', 'private'], { error: 'must be public or private.' })),
   parameters: optional(parameters),
+  redirectstatus: optional(redirectStatus),
+  cachettl: optional(cacheTtl),
+  fallback: optional(url()),
 })
 export type CreateBody = z.output<typeof createBody>
 
@@ -193,6 +217,9 @@ export const updateBody = z.object({
   campaign: clearable(bodyId('campaign')),
   deeplink: clearable(deeplink),
   parameters: clearable(parameters),
+  redirectstatus: clearable(redirectStatus),
+  cachettl: clearable(cacheTtl),
+  fallback: clearable(url()),
 })
 export type UpdateBody = z.output<typeof updateBody>
 
@@ -229,6 +256,9 @@ export function toLinkInput(body: Body): LinkInput {
     input.deepLink = b.deeplink === null ? null : { auto: b.deeplink.auto ?? false, apple: b.deeplink.apple ?? null, google: b.deeplink.google ?? null }
   }
   if (b.parameters !== undefined) input.parameters = b.parameters
+  if (b.redirectstatus !== undefined) input.redirectStatus = b.redirectstatus
+  if (b.cachettl !== undefined) input.cacheTtl = b.cachettl
+  if (b.fallback !== undefined) input.fallback = b.fallback
   if (b.status !== undefined) input.privacy = b.status === 'public' ? PRIVACY.public : PRIVACY.private
   return input
 }
@@ -263,6 +293,9 @@ const NAMES: Record<keyof LinkInput, string> = {
   pixelIds: 'pixels',
   channelIds: 'channel',
   campaignId: 'campaign',
+  redirectStatus: 'redirectstatus',
+  cacheTtl: 'cachettl',
+  fallback: 'fallback',
 }
 
 /** `{key: 'geo', path: [0, 'url']}` → `geotarget.0.link`: a service error named as this interface's bodies name it. */

@@ -14,6 +14,7 @@ import { lockOwnedLink, pixelIdsOf, targetKinds, targetsOfKind, type Link } from
 import { refuseSelfLoops } from './self-loop.js'
 import { refuseBlockedLink } from '../blocklist/check.js'
 import { enqueueLinkEvent } from '../webhooks/outbox.js'
+import { heldByHistory, keepOldAlias } from './alias-history.js'
 
 /**
  * Changes the fields present in `input` (undefined = keep, null = clear) of the caller's link.
@@ -81,8 +82,19 @@ export async function updateLink(app: FastifyInstance, user: AuthUser, id: numbe
       if (input.deepLink !== undefined) changes.deepLink = deepLinkOf(input.deepLink, url)
       if (input.parameters !== undefined) changes.parameters = input.parameters ?? []
       if (input.campaignId !== undefined) changes.campaignId = input.campaignId
+      if (input.redirectStatus !== undefined) changes.redirectStatus = input.redirectStatus
+      if (input.cacheTtl !== undefined) changes.cacheTtl = input.cacheTtl ?? 0
+      if (input.fallback !== undefined) changes.fallback = input.fallback
+      // a new long URL has not been checked: its health starts over and it is due at once
+      if (url !== current.url) Object.assign(changes, { healthState: 'unknown', healthStatus: null, healthReason: null, checkedAt: null, nextCheckAt: new Date() })
 
       const [updated] = await tx.update(links).set(changes).where(eq(links.id, id)).returning()
+      if (aliasChanged || domainChanged) {
+        // after the update, so a concurrent create of the new alias has either committed (its row
+        // made the update fail) or sees our history row; another link's earlier alias refuses it
+        if (await heldByHistory(tx, domainId, newAlias, id)) throw takenError(newAlias)
+        await keepOldAlias(tx, id, { domainId: current.domainId, alias: current.alias }, { domainId, alias: newAlias })
+      }
       await writeRelations(tx, id, input, true)
       if (input.targetType !== undefined) {
         await tx.update(links).set({ targetType: input.targetType }).where(eq(links.id, id))
