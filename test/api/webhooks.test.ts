@@ -241,7 +241,8 @@ describe('webhooks: restarts, several instances, disabling', () => {
   })
 
   it('a restart in between loses no pending delivery', async () => {
-    const first = await hookApp(db.handle)
+    // a retry an hour away: the first instance stops with the delivery still pending
+    const first = await hookApp(db.handle, { ...FAST, backoffMs: [3_600_000] })
     const u = await first.makeUser()
     const { id } = await addHook(u, rx.url, ['link.clicked'])
     const linkId = await addLink(u, { url: 'https://example.com/restart' })
@@ -251,9 +252,11 @@ describe('webhooks: restarts, several instances, disabling', () => {
     await first.app.webhooks.drain()
     await first.close()
     const [pending] = await db.handle.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, id))
-    expect(pending).toMatchObject({ status: 'pending', attempts: 1 })
-
     rx.answer = () => 200
+    expect(pending).toMatchObject({ status: 'pending', attempts: 1 })
+    // the hour passes while no instance runs
+    await db.handle.db.update(webhookDeliveries).set({ nextAttemptAt: new Date() }).where(eq(webhookDeliveries.id, pending.id))
+
     const second = await hookApp(db.handle)
     try {
       await deliverUntil(second, () => rx.got.some((r) => r.body.id === pending.id))

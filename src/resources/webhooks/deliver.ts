@@ -54,6 +54,7 @@ interface Claimed {
   url: string
   secret: string
   enabled: boolean
+  failing_since: string | Date | null
 }
 
 export interface DeliveryStats {
@@ -81,6 +82,8 @@ export class DeliveryWorker {
   private readonly inFlight = new Set<Promise<void>>()
   private closed = false
   private lastPrune = 0
+  private delivered: { id: number; attempts: number; status: number | null }[] = []
+  private writing: Promise<void> = Promise.resolve()
   private readonly counters = { delivered: 0, failedAttempts: 0 }
 
   constructor(
@@ -130,11 +133,12 @@ export class DeliveryWorker {
   private async pump(): Promise<void> {
     try {
       while (!this.closed) {
-        const room = this.opts.concurrency - this.inFlight.size
-        if (room <= 0) {
+        // claim in batches (half the slots at least), not one row per finished send
+        if (this.inFlight.size > this.opts.concurrency / 2) {
           await Promise.race(this.inFlight)
           continue
         }
+        const room = this.opts.concurrency - this.inFlight.size
         const claimed = await this.claim(room)
         for (const d of claimed) {
           const p: Promise<void> = this.send(d).finally(() => this.inFlight.delete(p))
@@ -158,7 +162,7 @@ export class DeliveryWorker {
         order by next_attempt_at, id
         limit ${n}
         for update skip locked)
-      returning d.id, d.webhook_id, d.event, d.data, d.attempts, d.manual, d.created_at, w.url, w.secret, w.enabled`)
+      returning d.id, d.webhook_id, d.event, d.data, d.attempts, d.manual, d.created_at, w.url, w.secret, w.enabled, w.failing_since`)
     return rowsOf<Claimed>(r)
   }
 
@@ -202,6 +206,10 @@ export class DeliveryWorker {
 
   private async settle(d: Claimed, o: { ok: boolean; status: number | null; error: string | null }, attempted: boolean): Promise<void> {
     const attempts = d.attempts + (attempted ? 1 : 0)
+    if (o.ok && d.failing_since === null) {
+      this.counters.delivered++
+      return this.recordDelivered({ id: d.id, attempts, status: o.status })
+    }
     if (o.ok) {
       this.counters.delivered++
       await this.db.transaction(async (tx) => {
@@ -232,6 +240,27 @@ export class DeliveryWorker {
         this.log.warn({ webhook: d.webhook_id }, 'webhook disabled after failing for days')
       }
     })
+  }
+
+  /**
+   * Successes are written together: each send chains a write, and the write takes every success
+   * recorded by then, so under load one UPDATE covers many deliveries and later links find nothing
+   * left. A failed write loses no delivery: its lease ends and it is sent again.
+   */
+  private recordDelivered(entry: { id: number; attempts: number; status: number | null }): Promise<void> {
+    this.delivered.push(entry)
+    const run = this.writing.then(() => this.writeDelivered())
+    this.writing = run.catch(() => {})
+    return run
+  }
+
+  private async writeDelivered(): Promise<void> {
+    const batch = this.delivered.splice(0)
+    if (batch.length === 0) return
+    await this.db.execute(sql`update webhook_deliveries d set status = 'delivered', attempts = v.attempts, response_status = v.status,
+        error = null, delivered_at = now(), manual = false
+      from json_to_recordset(${JSON.stringify(batch)}::json) as v(id bigint, attempts int, status int)
+      where d.id = v.id`)
   }
 
   private async prune(): Promise<void> {
