@@ -102,7 +102,7 @@ const qr: FastifyPluginAsync = async (app) => {
     const foreground = body.foreground ?? DEFAULT_FOREGROUND
     assertContrast(foreground, background)
     if (parsed.content !== null) assertContentFits(parsed.content, body.logo !== undefined)
-    const stored = body.logo !== undefined ? await loadLogo(body.logo) : null
+    const stored = body.logo !== undefined ? await loadLogo(body.logo, { allowPrivate: app.config.allowPrivateTargets }) : null
     const createdAt = new Date()
     // the qr.created outbox row commits with the QR code (webhooks/outbox.ts)
     const { id, alias } = await app.db.transaction(async (tx) => {
@@ -141,7 +141,7 @@ const qr: FastifyPluginAsync = async (app) => {
     assertContrast(foreground, background)
     const hasLogo = body.logo === undefined ? row.logoHash !== null : body.logo !== null
     if (parsed.content !== null) assertContentFits(parsed.content, hasLogo)
-    const stored = typeof body.logo === 'string' ? await loadLogo(body.logo) : null
+    const stored = typeof body.logo === 'string' ? await loadLogo(body.logo, { allowPrivate: app.config.allowPrivateTargets }) : null
     const updated = await repo.updateQr(app.db, req.user.id, row.id, {
       type: newType,
       data: parsed.data,
