@@ -204,6 +204,7 @@ export class ClickRecorder {
         wait = Math.min(wait * 2, 2_000)
       }
     }
+    this.reportDrops('clicks dropped while the click buffer was full (since the last report)')
     this.closed = true
     if (this.opts.spool) {
       const left = this.buffer.length + this.spooling.backlog
@@ -256,6 +257,7 @@ export class ClickRecorder {
       }
       this.onFlushed?.((performance.now() - started) / 1000)
       this.take(batch)
+      this.reportDrops('clicks dropped while the click buffer was full (since the last report)')
       if (spool) {
         let top = 0
         for (const h of batch) if (h.seq !== undefined && h.seq > top) top = h.seq
@@ -286,6 +288,18 @@ export class ClickRecorder {
     // everything after diskAfter is now in memory: new hits go to the buffer again
     this.diskAfter = hits.length < room ? null : hits[hits.length - 1].seq!
     if (this.diskAfter === null) this.spooling.backlog = 0
+  }
+
+  /**
+   * Drops are reported at the first one, then at most every 10 s while they go on, and the rest
+   * when the database is back or at shutdown: every drop is counted in some log line, with the
+   * running total, and a burst of them never costs a line each.
+   */
+  private reportDrops(message: string) {
+    if (this.overflowSinceLog === 0) return
+    this.opts.log.error({ dropped: this.overflowSinceLog, totalDropped: this.counters.dropped }, message)
+    this.overflowSinceLog = 0
+    this.lastOverflowLog = Date.now()
   }
 
   private spoolFailed(err: unknown) {

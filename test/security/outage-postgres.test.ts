@@ -3,7 +3,9 @@ import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { LightMyRequestResponse } from 'fastify'
 import { eq } from 'drizzle-orm'
+import pino from 'pino'
 import { buildApp } from '../../src/app.js'
+import { ClickRecorder, type Hit } from '../../src/clicks/recorder.js'
 import { createDb, type DbHandle } from '../../src/db/client.js'
 import { links } from '../../src/db/schema/index.js'
 import { Api, emptyPostgres, testConfig, type TestApp, type TestUser } from '../helpers/app.js'
@@ -84,6 +86,7 @@ describe.skipIf(!BASE)('Postgres cut and restored under load', () => {
   let database: { url: string; drop(): Promise<void> }
   let proxy: CuttableProxy
   let handle: DbHandle
+  let proxiedUrl: string
   let t: TestApp
   let alice: TestUser
   let cachedId: number
@@ -98,7 +101,8 @@ describe.skipIf(!BASE)('Postgres cut and restored under load', () => {
     const through = new URL(database.url)
     through.hostname = '127.0.0.1'
     through.port = String(proxy.port)
-    handle = await createDb({ kind: 'pg', url: through.toString() })
+    proxiedUrl = through.toString()
+    handle = await createDb({ kind: 'pg', url: proxiedUrl })
     const config = testConfig()
     const app = await buildApp(config, { db: handle })
     await app.ready()
@@ -185,5 +189,36 @@ describe.skipIf(!BASE)('Postgres cut and restored under load', () => {
     expect(await clickRows(t, cachedId)).toBe(served)
     const [row] = await t.app.db.select({ clicks: links.clicks }).from(links).where(eq(links.id, cachedId))
     expect(row.clicks).toBe(served)
+  })
+
+  it('when the buffer overflows during an outage, the logs count every drop', async () => {
+    const lines: { msg: string; dropped?: number; totalDropped?: number }[] = []
+    const log = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) })
+    const own = await createDb({ kind: 'pg', url: proxiedUrl })
+    const recorder = new ClickRecorder({ db: own.db, visitorKey: Buffer.alloc(32, 7), log, ping: own.ping, maxBuffer: 10 })
+    const hit = (i: number): Hit => ({
+      linkId: cachedId,
+      userId: alice.user.id,
+      source: 'link',
+      visitor: { ip: `192.0.2.${i % 250}`, userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Firefox/130.0', referrer: '', acceptLanguage: '', language: null, device: null, isBot: false, isCrawler: false },
+    })
+    await proxy.cut()
+    for (let i = 0; i < 5000; i++) recorder.record(hit(i))
+    await proxy.open()
+    for (;;) {
+      try {
+        await recorder.flush()
+        break
+      } catch {
+        await new Promise((r) => setTimeout(r, 100))
+      }
+    }
+    await recorder.close()
+    await own.close()
+    const reports = lines.filter((l) => typeof l.dropped === 'number' && /dropped/.test(l.msg))
+    expect(recorder.stats()).toMatchObject({ dropped: 4990, written: 10 })
+    expect(reports.reduce((sum, l) => sum + l.dropped!, 0)).toBe(4990)
+    expect(reports.at(-1)!.totalDropped).toBe(4990)
+    expect(reports.length).toBeLessThan(10)
   })
 })
