@@ -4,6 +4,7 @@ import cookie from '@fastify/cookie'
 import { Redis } from 'ioredis'
 import type { Config } from './config.js'
 import { createDb, type Db, type DbHandle } from './db/client.js'
+import { errSerializer } from './db/query-errors.js'
 import { runMigrations } from './db/migrate.js'
 import { deriveKeys, resolveSecret, type Keys } from './lib/crypto.js'
 import { errorHandler, notFoundHandler } from './http/errors.js'
@@ -75,15 +76,18 @@ export interface Deps {
   health: Partial<HealthOptions>
 }
 
+const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops
+
 export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: {
       level: config.logLevel,
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
-      serializers: { req: requestSerializer(config.logIps) },
+      serializers: { req: requestSerializer(config.logIps), err: errSerializer },
       ...(deps.logStream ? { stream: deps.logStream } : {}),
     },
-    trustProxy: config.trustProxy,
+    // a hop count trusts that many proxies nearest to us (Fastify does this for a number; its types only list the other forms)
+    trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     bodyLimit: BODY_LIMIT,
     connectionTimeout: 120_000,
     requestTimeout: 60_000,
