@@ -73,6 +73,8 @@ async function main() {
   await call(key, 'POST', '/api/qr/add', { type: 'link', data: 'https://acme.example/spring', name: 'Spring flyer' })
   await call(key, 'POST', '/api/qr/add', { type: 'wifi', data: { ssid: 'Acme Guests', password: 'welcome-2026', encryption: 'WPA' }, name: 'Office Wi-Fi' })
   void domain
+  await call(ADMIN_KEY, 'POST', '/api/blocklist/add', { type: 'domain', value: 'phish.example', reason: 'Credential phishing' }).catch(() => undefined)
+  await call(ADMIN_KEY, 'POST', '/api/blocklist/add', { type: 'keyword', value: 'free-gift-card', reason: 'Spam campaign' }).catch(() => undefined)
 
   // visits, so the analytics have something to show
   const agents = [
@@ -126,6 +128,7 @@ async function main() {
   const adminPages: typeof pages = [
     ['users', '/dashboard/admin/users'],
     ['plans', '/dashboard/admin/plans'],
+    ['blocklist', '/dashboard/admin/blocklist'],
   ]
   const only = process.argv.slice(2)
   for (const scheme of ['light', 'dark'] as const) {

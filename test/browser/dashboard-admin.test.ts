@@ -189,6 +189,18 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: resources and admin', () =
     const team = (await admin.api.get('/api/plans')).json().data.find((p: { name: string }) => p.name === 'Team')
     expect(team.limits).toMatchObject({ links: 250, export: { enabled: '0' }, api: { enabled: '1' } })
 
+    // the blocklist (once the server has it): block a domain
+    if ((await admin.api.get('/api/blocklist')).statusCode === 200) {
+      await go('Blocklist')
+      await page.getByRole('button', { name: 'Block a domain or keyword' }).click()
+      dialog = page.getByRole('dialog', { name: 'Block a domain or keyword' })
+      await dialog.getByLabel('Domain to block').fill('phish.example')
+      await dialog.getByLabel('Reason').fill('phishing')
+      await dialog.getByRole('button', { name: 'Block', exact: true }).click()
+      await page.getByRole('cell', { name: 'phish.example', exact: true }).waitFor()
+      expect((await admin.api.get('/api/blocklist')).json().data.entries).toEqual([expect.objectContaining({ type: 'domain', value: 'phish.example', reason: 'phishing' })])
+    }
+
     // delete the user, after confirming
     await go('Users')
     await page.getByRole('button', { name: 'Delete newcomer' }).click()

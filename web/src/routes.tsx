@@ -16,6 +16,7 @@ import { ImportExportPage } from './webhooks/ImportExportPage'
 import { AccountPage } from './account/AccountPage'
 import { UsersPage } from './admin/UsersPage'
 import { PlansPage } from './admin/PlansPage'
+import { BlocklistPage } from './admin/BlocklistPage'
 import { NotFoundPage } from './ui/NotFoundPage'
 
 /** The one route table, like app.ts's register list. Paths are under /dashboard (the router's basename). */
@@ -40,6 +41,7 @@ export const routes: RouteObject[] = [
       { path: 'account', element: <AccountPage /> },
       { path: 'admin/users', element: <UsersPage /> },
       { path: 'admin/plans', element: <PlansPage /> },
+      { path: 'admin/blocklist', element: <BlocklistPage /> },
       { path: '*', element: <NotFoundPage /> },
     ],
   },

@@ -17,6 +17,7 @@ const MAIN = [
 const ADMIN = [
   ['admin/users', 'Users'],
   ['admin/plans', 'Plans'],
+  ['admin/blocklist', 'Blocklist'],
 ] as const
 
 export function Layout() {

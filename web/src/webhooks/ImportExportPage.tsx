@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react'
 import { fetchRaw } from '../api/client'
 import { download } from '../qr/download'
 import { useAction } from '../ui/hooks'
+import { LinkPicker } from '../ui/LinkPicker'
 import { ErrorNote, Field, Loading, PageHead } from '../ui/parts'
 import { useApiPaths } from '../ui/routes-available'
 import { NotYet } from './NotYet'
@@ -62,6 +63,22 @@ export function ImportExportPage() {
           </>
         )}
       </section>
+      {canExport && (
+        <section className="card">
+          <h2>Export a link's clicks</h2>
+          <p className="sub">A CSV of every recorded click of one link: date, country, referrer, browser, OS, device, language, bot.</p>
+          <LinkPicker
+            action="Download clicks of"
+            done="Clicks downloaded"
+            onPick={(id) =>
+              exporting.run(async () => {
+                const blob = await (await send('GET', `/api/url/${id}/clicks/export`)).blob()
+                download(URL.createObjectURL(blob), `kurz-clicks-${id}.csv`)
+              })
+            }
+          />
+        </section>
+      )}
       <section className="card">
         <h2>Import links</h2>
         {paths.data && !canImport && <NotYet what="Imports" />}

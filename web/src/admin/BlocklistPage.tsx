@@ -1,0 +1,208 @@
+import { useState, type FormEvent } from 'react'
+import { api, qs } from '../api/client'
+import type { ListOf } from '../api/types'
+import { useSession } from '../session'
+import { announce } from '../ui/announce'
+import { useConfirm } from '../ui/confirm'
+import { formatDateTime } from '../ui/format'
+import { useAction, useLoad } from '../ui/hooks'
+import { EmptyState, ErrorNote, Field, Loading, Modal, PageHead, Pager } from '../ui/parts'
+import { useApiPaths } from '../ui/routes-available'
+import { NotYet } from '../webhooks/NotYet'
+
+interface Entry {
+  id: number
+  type: 'domain' | 'keyword'
+  value: string
+  reason: string
+  date: string
+}
+interface Report {
+  id: number
+  link: number
+  shorturl: string
+  reason: string
+  comment: string
+  email: string
+  date: string
+}
+
+/** Admin: blocked domains and keywords (matching links are quarantined) and what visitors reported. */
+export function BlocklistPage() {
+  const { user } = useSession()
+  const paths = useApiPaths()
+  if (!user.admin) return <EmptyState title="Admins only">This page needs an account with admin privileges.</EmptyState>
+  return (
+    <>
+      <PageHead title="Blocklist" />
+      {paths.loading && <Loading />}
+      {paths.data && !paths.data.has('/api/blocklist') && <NotYet what="The blocklist and reports" />}
+      {paths.data?.has('/api/blocklist') && (
+        <>
+          <Entries />
+          {paths.data.has('/api/reports') && <Reports />}
+        </>
+      )}
+    </>
+  )
+}
+
+function Entries() {
+  const [type, setType] = useState('')
+  const [page, setPage] = useState(1)
+  const list = useLoad(() => api.get<ListOf<'entries', Entry>>(`/api/blocklist${qs({ type, page, limit: 50 })}`), [type, page])
+  const [adding, setAdding] = useState(false)
+  const remove = useAction()
+  const confirm = useConfirm()
+  const rows = list.data?.data.entries
+  async function onDelete(e: Entry) {
+    if (!(await confirm({ title: 'Remove this entry?', message: <p>New links may use <strong>{e.value}</strong> again. Links it quarantined stay so until released.</p>, confirm: 'Remove entry' }))) return
+    if (await remove.run(() => api.del(`/api/blocklist/${e.id}/delete`))) list.reload()
+  }
+  return (
+    <section className="card" aria-labelledby="entries-head">
+      <div className="page-head">
+        <h2 id="entries-head">Blocked domains and keywords</h2>
+        <button type="button" onClick={() => setAdding(true)}>Block a domain or keyword</button>
+      </div>
+      <div className="toolbar">
+        <Field label="Show">
+          {(id) => (
+            <select id={id} value={type} onChange={(e) => (setType(e.target.value), setPage(1))}>
+              <option value="">Everything</option>
+              <option value="domain">Domains</option>
+              <option value="keyword">Keywords</option>
+            </select>
+          )}
+        </Field>
+      </div>
+      <ErrorNote message={list.error ?? remove.error} onRetry={list.error ? list.reload : undefined} />
+      {list.loading && !rows && <Loading />}
+      {rows?.length === 0 && <EmptyState title="Nothing blocked">Links to blocked domains, or with blocked keywords, are refused and existing ones quarantined.</EmptyState>}
+      {rows && rows.length > 0 && (
+        <div className="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Value</th>
+                <th scope="col">Kind</th>
+                <th scope="col" className="hide-small">Reason</th>
+                <th scope="col" className="hide-small">Added</th>
+                <th scope="col"><span className="offscreen">Actions</span></th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((e) => (
+                <tr key={e.id}>
+                  <td><code>{e.value}</code></td>
+                  <td>{e.type}</td>
+                  <td className="hide-small">{e.reason || '—'}</td>
+                  <td className="hide-small">{formatDateTime(e.date)}</td>
+                  <td>
+                    <div className="cell-actions">
+                      <button type="button" className="secondary small" onClick={() => onDelete(e)} aria-label={`Remove ${e.value}`}>Remove</button>
+                    </div>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {list.data && <Pager page={list.data.data.currentpage} maxPage={list.data.data.maxpage} total={list.data.data.result} noun="entries" onPage={setPage} />}
+      <Modal title="Block a domain or keyword" open={adding} onClose={() => setAdding(false)}>
+        {adding && <EntryForm onDone={() => (setAdding(false), list.reload())} />}
+      </Modal>
+    </section>
+  )
+}
+
+function EntryForm({ onDone }: { onDone: () => void }) {
+  const [type, setType] = useState<'domain' | 'keyword'>('domain')
+  const [value, setValue] = useState('')
+  const [reason, setReason] = useState('')
+  const save = useAction()
+  async function submit(e: FormEvent) {
+    e.preventDefault()
+    if (await save.run(() => api.post('/api/blocklist/add', { type, value: value.trim(), reason: reason.trim() || undefined }))) {
+      announce('Added to the blocklist; matching links are being quarantined.')
+      onDone()
+    }
+  }
+  return (
+    <form onSubmit={submit}>
+      <Field label="Kind">
+        {(id) => (
+          <select id={id} value={type} onChange={(e) => setType(e.target.value as 'domain' | 'keyword')}>
+            <option value="domain">Domain</option>
+            <option value="keyword">Keyword</option>
+          </select>
+        )}
+      </Field>
+      <Field label={type === 'domain' ? 'Domain to block' : 'Keyword to block'} hint={type === 'domain' ? 'For example evil.example; its subdomains are blocked too.' : 'Matched in destination URLs.'}>
+        {(id, hint) => <input id={id} aria-describedby={hint} value={value} onChange={(e) => setValue(e.target.value)} required />}
+      </Field>
+      <Field label="Reason">{(id) => <input id={id} value={reason} onChange={(e) => setReason(e.target.value)} />}</Field>
+      <ErrorNote message={save.error} />
+      <div className="actions">
+        <button type="submit" disabled={save.busy}>Block</button>
+      </div>
+    </form>
+  )
+}
+
+function Reports() {
+  const [page, setPage] = useState(1)
+  const list = useLoad(() => api.get<ListOf<'reports', Report>>(`/api/reports${qs({ page, limit: 50 })}`), [page])
+  const release = useAction()
+  const rows = list.data?.data.reports
+  return (
+    <section className="card" aria-labelledby="reports-head">
+      <h2 id="reports-head">Reports from visitors</h2>
+      <ErrorNote message={list.error ?? release.error} onRetry={list.error ? list.reload : undefined} />
+      {list.loading && !rows && <Loading />}
+      {rows?.length === 0 && <EmptyState title="No reports">Visitors report a link at its /report page; reports show up here.</EmptyState>}
+      {rows && rows.length > 0 && (
+        <div className="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Link</th>
+                <th scope="col">Reason</th>
+                <th scope="col" className="hide-small">From</th>
+                <th scope="col" className="hide-small">When</th>
+                <th scope="col"><span className="offscreen">Actions</span></th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((r) => (
+                <tr key={r.id}>
+                  <td className="short">{r.shorturl}</td>
+                  <td>
+                    {r.reason}
+                    {r.comment && <span className="sub truncate">{r.comment}</span>}
+                  </td>
+                  <td className="hide-small">{r.email || '—'}</td>
+                  <td className="hide-small">{formatDateTime(r.date)}</td>
+                  <td>
+                    <div className="cell-actions">
+                      <button
+                        type="button"
+                        className="secondary small"
+                        aria-label={`Release ${r.shorturl} from quarantine`}
+                        onClick={() => release.run(() => api.post(`/api/url/${r.link}/release`)).then((ok) => ok && announce(`${r.shorturl} released.`))}
+                      >
+                        Release
+                      </button>
+                    </div>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {list.data && <Pager page={list.data.data.currentpage} maxPage={list.data.data.maxpage} total={list.data.data.result} noun="reports" onPage={setPage} />}
+    </section>
+  )
+}
