@@ -1,4 +1,7 @@
+import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer, connect, type Server, type Socket } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { LightMyRequestResponse } from 'fastify'
@@ -87,6 +90,7 @@ describe.skipIf(!BASE)('Postgres cut and restored under load', () => {
   let proxy: CuttableProxy
   let handle: DbHandle
   let proxiedUrl: string
+  let dataDir: string
   let t: TestApp
   let alice: TestUser
   let cachedId: number
@@ -103,8 +107,10 @@ describe.skipIf(!BASE)('Postgres cut and restored under load', () => {
     through.port = String(proxy.port)
     proxiedUrl = through.toString()
     handle = await createDb({ kind: 'pg', url: proxiedUrl })
-    const config = testConfig()
-    const app = await buildApp(config, { db: handle })
+    // as the server runs: every answered visit also goes to the crash-safe spool in DATA_DIR
+    dataDir = mkdtempSync(join(tmpdir(), 'kurz-outage-'))
+    const config = testConfig({ DATA_DIR: dataDir })
+    const app = await buildApp(config, { db: handle, spool: true })
     await app.ready()
     t = { app, handle, config, api: (key) => new Api(app, key), makeUser: (o) => makeUser(t, o), close: () => app.close() }
     alice = await t.makeUser({ plan: 'pro' })
@@ -121,6 +127,7 @@ describe.skipIf(!BASE)('Postgres cut and restored under load', () => {
     await handle?.close()
     await proxy?.cut()
     await database?.drop()
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true })
   })
 
   it('while it is cut: 503 JSON on the API, 503 pages, cached links redirect, no click dropped; afterwards every click is written', async () => {
@@ -186,6 +193,8 @@ describe.skipIf(!BASE)('Postgres cut and restored under load', () => {
     }
     expect((await alice.api.get('/api/urls')).statusCode).toBe(200)
     expect(t.app.clicks.stats().dropped).toBe(0)
+    expect(t.app.clicks.spoolStats()).toMatchObject({ on: true, spooled: served, unspooled: 0 })
+    expect((await t.app.inject({ url: '/metrics' })).body).toMatch(/^kurz_clicks_dropped_total 0$/m)
     expect(await clickRows(t, cachedId)).toBe(served)
     const [row] = await t.app.db.select({ clicks: links.clicks }).from(links).where(eq(links.id, cachedId))
     expect(row.clicks).toBe(served)
