@@ -20,7 +20,7 @@ export interface DryRunVisitor {
   at?: Date
 }
 
-export type DryRunPage = DestinationPage | 'password' | 'expired' | 'disabled' | 'preview'
+export type DryRunPage = DestinationPage | 'password' | 'expired' | 'disabled' | 'quarantined' | 'preview'
 
 export interface DryRunAnswer {
   status: number
@@ -53,6 +53,8 @@ export function dryRun(link: ServeLink, visitor: DryRunVisitor, defaultStatus: n
   switch (outcome.kind) {
     case 'disabled':
       return { status: 404, location: null, page: 'disabled', matched: null, steps }
+    case 'quarantined':
+      return { status: 451, location: null, page: 'quarantined', matched: null, steps }
     case 'expired':
       return outcome.url
         ? { status: 302, location: safeUrl(outcome.url), page: 'expired', matched: null, steps }

@@ -15,6 +15,7 @@ import { directPolicy, redirectTo, ROTATOR_POLICY, sendDestination, type DirectP
 import { visitContext } from './context.js'
 import { hasUnlock, setUnlock, type UnlockKind } from './unlock.js'
 import { expiredPage, homePage, passwordForm } from './pages/forms.js'
+import { quarantinePage } from './pages/quarantine.js'
 import { statsPage } from './pages/stats.js'
 import { crawlerPage } from './pages/visit.js'
 
@@ -158,6 +159,8 @@ const redirect: FastifyPluginAsync = async (app) => {
     switch (outcome.kind) {
       case 'disabled':
         return notFoundPage(reply)
+      case 'quarantined':
+        return quarantinePage(reply, shortUrlOf(o.domain, link.alias))
       case 'expired':
         return outcome.url ? redirectTo(reply, 302, safeUrl(outcome.url)) : expiredPage(reply)
       case 'password': {

@@ -137,6 +137,7 @@ export async function loadServeLink(db: Db, row: LinkRow, countClicks: (linkId: 
     privacy: row.privacy,
     privacyPasswordHash: row.privacyPasswordHash,
     disabled: row.disabled,
+    quarantined: row.quarantined,
     expiresAt: row.expiresAt ? row.expiresAt.getTime() : null,
     expirationUrl: row.expirationUrl,
     expirationClicks: row.expirationClicks,

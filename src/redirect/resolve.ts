@@ -28,6 +28,8 @@ export interface ResolvableLink {
   }
   /** 1-based position of the rotation target served last; 0 = none yet */
   lastRotation: number
+  /** a blocklist entry matched it: visitors get the 451 warning page (DECISIONS §10.6) */
+  quarantined?: boolean
   /** the health checker found the long URL broken (DECISIONS §10.5) */
   broken?: boolean
   /** where visits that would go to the long URL go while it is broken */
@@ -56,6 +58,7 @@ export type Matched = { kind: 'deeplink' | 'device' | 'geo' | 'language' | 'rota
 
 export type Outcome =
   | { kind: 'disabled' }
+  | { kind: 'quarantined' }
   | { kind: 'expired'; url: string | null }
   | { kind: 'password' }
   | { kind: 'crawler' }
@@ -90,6 +93,10 @@ export function resolve(link: ResolvableLink, ctx: VisitContext, now: number, tr
   if (link.disabled) {
     say('The link is disabled, so the visitor gets the 404 page.')
     return { kind: 'disabled' }
+  }
+  if (link.quarantined) {
+    say('The link is quarantined (a blocklist entry matched it), so the visitor gets the 451 warning page.')
+    return { kind: 'quarantined' }
   }
   if (isExpired(link, ctx.clicks, now)) {
     say(

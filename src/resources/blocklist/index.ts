@@ -13,11 +13,11 @@ import { domainValue, keywordValue, MAX_KEYWORD, MIN_KEYWORD } from './match.js'
 import { deleteEntry, insertEntries, listEntries, type BlocklistEntry } from './repo.js'
 import { rescanFor } from './rescan.js'
 
-const typeField = z.enum(BLOCKLIST_TYPES, { message: `type must be one of: ${BLOCKLIST_TYPES.join(', ')}.` })
+const typeField = z.enum(BLOCKLIST_TYPES, { message: `must be one of: ${BLOCKLIST_TYPES.join(', ')}.` })
 const listQuery = pageQuery.extend({ type: optional(typeField) })
 const addBody = z.object({
   type: typeField,
-  value: z.string({ message: 'value must be a string: a domain such as evil.example, or a keyword.' }).max(2048, 'value is too long.'),
+  value: z.string({ message: 'must be a string: a domain such as evil.example, or a keyword.' }).max(2048, 'must be at most 2048 characters.'),
   reason: optional(text('reason', 500)),
 })
 

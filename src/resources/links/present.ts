@@ -60,6 +60,8 @@ export function presentLinkDetails(config: Config, link: Link, rel: LinkRelation
     device: targetMap(rel.targets, 'device'),
     expiry: toTimestamp(link.expiresAt),
     date: toTimestamp(link.createdAt),
+    // only when set: a SPEC.md client sees the SPEC.md shape for every link that is not quarantined
+    ...(link.quarantined ? { quarantined: true } : {}),
   }
   if (!full) return details
   return {
