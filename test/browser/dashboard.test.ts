@@ -214,6 +214,15 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: sign-in, links, analytics,
     expect((await user.api.get('/api/urls')).json().data.urls.map((l: { longurl: string }) => l.longurl)).not.toContain('https://example.com/forged')
   })
 
+  it('downloads the links as CSV from Import/export (once the server has exports)', async () => {
+    if ((await user.api.get('/api/urls/export')).statusCode === 404) return
+    await page.goto(origin + '/dashboard/import-export')
+    const [csv] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()])
+    const text = (await streamBytes(await csv.createReadStream())).toString('utf8')
+    expect(text).toContain('spring-sale')
+    expect(text).not.toContain('/theirs')
+  })
+
   it('works by keyboard: a skip link first, visible focus, and Escape closes a dialog', async () => {
     await page.goto(origin + '/dashboard/links')
     await page.getByRole('heading', { name: 'Links', level: 1 }).waitFor()
