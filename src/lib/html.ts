@@ -23,6 +23,11 @@ export interface PageOptions {
    * form needs the destination's scheme, since a right answer redirects there
    */
   formAction?: string[]
+  /**
+   * run the page in an opaque origin (CSP sandbox without allow-same-origin): for pages that load
+   * third-party code, so it cannot reach the cookies, storage or same-origin windows of the service
+   */
+  sandbox?: boolean
 }
 
 export const newNonce = () => randomBytes(16).toString('base64')
@@ -48,6 +53,8 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): Raw {
   return new Raw(out)
 }
 
+const SANDBOX = 'sandbox allow-scripts allow-forms allow-popups allow-top-navigation'
+
 /** A strict CSP: nothing runs or loads unless a page opts in to exactly what it needs. */
 export function contentSecurityPolicy(o: PageOptions): string {
   const script = ["'self'"]
@@ -63,6 +70,7 @@ export function contentSecurityPolicy(o: PageOptions): string {
     `form-action ${o.formAction?.length ? o.formAction.join(' ') : "'self'"}`,
     "base-uri 'none'",
     "frame-ancestors 'self'",
+    ...(o.sandbox ? [SANDBOX] : []),
   ].join('; ')
 }
 

@@ -66,6 +66,9 @@ function withPixels(link: ServeLink, o: PageOptions & { headParts?: Raw[]; bodyE
     imgSrc: px ? px.csp.imgSrc : undefined,
     connectSrc: px ? px.csp.connectSrc : undefined,
     frameSrc: [...(o.frameSrc ?? []), ...(px ? px.csp.frameSrc : [])],
+    // pixel vendors run code their customers write (a GTM container is any JavaScript): in an
+    // opaque origin it cannot open /dashboard as a same-origin window and read it
+    sandbox: Boolean(px),
   }
 }
 
