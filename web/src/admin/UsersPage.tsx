@@ -21,7 +21,7 @@ export function UsersPage() {
   const [sso, setSso] = useState<{ user: User; url: string }>()
   const act = useAction()
   const confirm = useConfirm()
-  const planName = (id: number) => plans.data?.data.find((p) => p.id === id)?.name ?? `#${id}`
+  const planName = (id: number | null) => plans.data?.data.find((p) => p.id === id)?.name ?? `#${id}`
 
   if (!me.admin) return <EmptyState title="Admins only">This page needs an account with admin privileges.</EmptyState>
 

@@ -1,8 +1,23 @@
 /*
- * Response shapes of the JSON API as SPEC.md and DECISIONS.md print them (the server's presenters
- * are their source); kept in this one file so a change of the contract is a change here.
+ * Response shapes of the JSON API, taken from the server's own presenters and statistics types
+ * (type-only imports: nothing of the server is bundled), so the dashboard and the API cannot drift
+ * apart silently: a changed presenter fails `npm run typecheck` here. Only the shapes the server
+ * builds inline (the session, pagination, v1 list meta) are written out.
  */
+import type { presentPlan } from '../../../src/resources/admin/plans.js'
+import type { presentAccount, presentUser } from '../../../src/resources/admin/users.js'
+import type { presentCampaign } from '../../../src/resources/campaigns/present.js'
+import type { presentChannel, presentChannelItem } from '../../../src/resources/channels/present.js'
+import type { presentDomain } from '../../../src/resources/domains/present.js'
+import type { presentLinkDetails } from '../../../src/resources/links/present.js'
+import type { presentOverlay, presentOverlayItem, presentSplash, presentSplashItem } from '../../../src/resources/pages/present.js'
+import type { presentPixel } from '../../../src/resources/pixels/present.js'
+import type { presentQr } from '../../../src/resources/qr/present.js'
+import type { presentV1Link } from '../../../src/resources/v1-links/present.js'
+import type { LinkStats, Top } from '../../../src/clicks/stats.js'
+import type { StatsSeries } from '../../../src/clicks/series.js'
 
+/** SPEC.md pagination fields of every list's `data`. */
 export interface Page {
   result: number
   perpage: number
@@ -12,14 +27,9 @@ export interface Page {
 }
 export type ListOf<K extends string, T> = { error: '0'; data: Page & { [key in K]: T[] } }
 
-export interface SessionUser {
-  id: number
-  email: string
-  username: string
-  avatar: string
-  status: string
-  expires: string | null
-  registered: string
+export type Account = ReturnType<typeof presentAccount>
+/** GET /api/session (src/dashboard/index.ts) */
+export interface SessionUser extends Account {
   admin: boolean
   plan: { id: number; name: string; free: boolean }
 }
@@ -29,63 +39,17 @@ export interface Session {
   publicUrl: string
 }
 
-export interface V1Link {
-  id: number
-  alias: string
-  url: string
-  short_url: string
-  title: string
-  clicks: number
-  disabled: number
-  password: boolean
-  space: { id: number; name: string; color: string } | null
-  domain: { id: number; name: string } | null
-  ends_at: string | null
-  created_at: string
-}
+export type V1Link = ReturnType<typeof presentV1Link>
 export interface V1List {
   data: V1Link[]
   meta: { current_page: number; last_page: number; total: number; per_page: number; from: number | null; to: number | null }
 }
 
-export type TopMap = 0 | Record<string, string | number>
-export interface LinkStatsSummary {
-  clicks: number
-  uniqueClicks: number
-  topCountries: TopMap
-  topReferrers: TopMap
-  topBrowsers: TopMap
-  topOs: TopMap
-  socialCount?: Record<string, number>
-}
+export type TopMap = Top
+export type LinkStatsSummary = Omit<LinkStats, 'socialCount'> & { socialCount?: Record<string, number> }
 
-export interface LinkDetails {
-  id: number
-  shorturl: string
-  longurl: string
-  title: string
-  description: string
-  location: Record<string, string>
-  device: Record<string, string>
-  expiry: string | null
-  date: string
-  // with full=1
-  alias?: string
-  domain?: string | null
-  type?: string
-  status?: 'public' | 'private'
-  password?: boolean
-  language?: Record<string, string>
-  metatitle?: string
-  metadescription?: string
-  metaimage?: string
-  deeplink?: { auto: boolean; apple: string | null; google: string | null }
-  parameters?: { name: string; value: string }[]
-  pixels?: number[]
-  channels?: number[]
-  campaign?: number | null
-  uniqueClicks?: number
-}
+/** `details` of GET /api/url/:id?full=1, the form the dashboard always asks for */
+export type LinkDetails = Extract<ReturnType<typeof presentLinkDetails>, { alias: string }>
 export interface LinkSingle {
   id: number
   details: LinkDetails
@@ -93,120 +57,22 @@ export interface LinkSingle {
 }
 
 /** DECISIONS §10.2 */
-export interface StatsSeriesPoint {
-  date: string
-  clicks: number
-  uniqueClicks: number
-  botClicks: number
-}
-export interface Stats {
-  from: string
-  to: string
-  interval: 'day' | 'hour'
-  series: StatsSeriesPoint[]
-  totals: { clicks: number; uniqueClicks: number; botClicks: number }
-  topCountries?: TopMap
-  topReferrers?: TopMap
-  topBrowsers?: TopMap
-  topOs?: TopMap
-  topDevices?: TopMap
-  topLanguages?: TopMap
-}
+export type Stats = StatsSeries
+export type StatsSeriesPoint = StatsSeries['series'][number]
 
-export interface Domain {
-  id: number
-  domain: string
-  redirectroot: string
-  redirect404: string
-}
-export interface Campaign {
-  id: number
-  name: string
-  public: boolean
-  rotator: string | false
-  list: string
-}
-export interface Channel {
-  id: number
-  name: string
-  description: string
-  color: string
-  starred: boolean
-}
-export interface ChannelItem {
-  type: 'links' | 'bio' | 'qr'
-  id: number
-  title: string
-  preview: string
-  link: string
-  date: string
-}
-export interface Pixel {
-  id: number
-  type: string
-  name: string
-  tag: string
-  date: string
-}
-export interface Qr {
-  id: number
-  link: string
-  scans: number
-  name: string
-  date: string
-}
-export interface SplashItem {
-  id: number
-  name: string
-  date: string
-}
-export interface OverlayItem {
-  id: number
-  type: string
-  name: string
-  date: string
-}
-export interface Splash extends SplashItem {
-  title: string
-  message: string
-  image: string
-  button: string
-  countdown: number
-}
-export interface Overlay extends OverlayItem {
-  title: string
-  message: string
-  button: string
-  buttonurl: string
-  position: string
-  background: string
-  color: string
-  buttonbackground: string
-  buttoncolor: string
-  options: string[]
-}
-export interface Account {
-  id: number
-  email: string
-  username: string
-  avatar: string
-  status: string
-  expires: string | null
-  registered: string
-}
-export interface User extends Account {
-  planid: number
-  apikey: string
-  admin?: boolean
-}
+export type Domain = ReturnType<typeof presentDomain>
+export type Campaign = ReturnType<typeof presentCampaign>
+export type Channel = ReturnType<typeof presentChannel>
+export type ChannelItem = ReturnType<typeof presentChannelItem>
+export type Pixel = ReturnType<typeof presentPixel>
+export type Qr = ReturnType<typeof presentQr>
+export type SplashItem = ReturnType<typeof presentSplashItem>
+export type OverlayItem = ReturnType<typeof presentOverlayItem>
+export type Splash = ReturnType<typeof presentSplash>
+export type Overlay = ReturnType<typeof presentOverlay>
+export type User = ReturnType<typeof presentUser>
+export type Plan = ReturnType<typeof presentPlan>
 export type Feature = { enabled: '0' | '1'; count?: string }
-export interface Plan {
-  id: number
-  name: string
-  free: boolean
-  prices: { monthly: number; yearly: number; lifetime: number } | null
-  limits: { links: number; clicks: number; retention: number } & Record<string, Feature | number>
-}
 
 export const PIXEL_TYPES = [
   ['gtmpixel', 'Google Tag Manager'],

@@ -50,7 +50,7 @@ export function LinkForm(props: {
   const [metaTitle, setMetaTitle] = useState(d?.metatitle ?? '')
   const [metaDescription, setMetaDescription] = useState(d?.metadescription ?? '')
   const [metaImage, setMetaImage] = useState(d?.metaimage ?? '')
-  const [status, setStatus] = useState<'public' | 'private'>(d?.status ?? 'private')
+  const [status, setStatus] = useState<'public' | 'private'>(d?.status === 'public' ? 'public' : 'private')
 
   const edit = props.mode === 'edit'
   const blank = (v: string) => (v.trim() === '' ? (edit ? null : undefined) : v.trim())

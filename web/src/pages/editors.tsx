@@ -68,12 +68,12 @@ export function OverlayEditor({ id, onDone, onCancel }: { id?: number; onDone: (
 function OverlayForm({ initial, onDone, onCancel }: { initial?: Overlay; onDone: () => void; onCancel: () => void }) {
   const [v, setV] = useState({
     name: initial?.name ?? '',
-    type: initial?.type ?? 'message',
+    type: (initial?.type ?? 'message') as string,
     title: initial?.title ?? '',
     message: initial?.message ?? '',
     button: initial?.button ?? '',
     buttonurl: initial?.buttonurl ?? '',
-    position: initial?.position ?? 'bottom-left',
+    position: (initial?.position ?? 'bottom-left') as string,
     background: initial?.background || '#ffffff',
     color: initial?.color || '#1b2030',
     buttonbackground: initial?.buttonbackground || '#3b5bdb',

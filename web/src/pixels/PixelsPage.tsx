@@ -73,7 +73,7 @@ export function PixelsPage() {
 }
 
 function PixelForm({ pixel, onDone, onCancel }: { pixel?: Pixel; onDone: () => void; onCancel: () => void }) {
-  const [type, setType] = useState(pixel?.type ?? 'gtmpixel')
+  const [type, setType] = useState<string>(pixel?.type ?? 'gtmpixel')
   const [name, setName] = useState(pixel?.name ?? '')
   const [tag, setTag] = useState(pixel?.tag ?? '')
   const save = useAction()
