@@ -23,7 +23,8 @@ function throttleOf(app: FastifyInstance, max: number): Throttle {
 export async function requireCreateRoom(app: FastifyInstance, user: AuthUser): Promise<void> {
   const max = app.config.createLimitPerHour
   if (user.admin || !max) return
-  if (!(await throttleOf(app, max).take(String(user.id)))) {
+  // id and creation time: ids start again in another database that shares the same Redis
+  if (!(await throttleOf(app, max).take(`${user.id}-${user.createdAt.getTime()}`))) {
     throw new ApiError(429, `Too many links created: an account may create at most ${max} links an hour (CREATE_LIMIT_PER_HOUR). Try again later.`)
   }
 }
