@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { and, eq } from 'drizzle-orm'
 import { webhookDeliveries } from '../../src/db/schema/index.js'
-import { testDatabase, TS, type TestApp, type TestUser } from '../helpers/app.js'
+import { expectError, testDatabase, TS, type TestApp, type TestUser } from '../helpers/app.js'
 import { addLink } from '../helpers/fixtures.js'
 import { counters, expectRedirect, visit } from '../helpers/visits.js'
 import { checkingApp, Destination, refusingOrigin } from './helpers.js'
@@ -123,6 +123,26 @@ describe('link health: check now, fallback while broken', () => {
       ['broken', 'ok', 200],
     ])
     expect(sent[0]).toMatchObject({ id, alias: 'evented', shorturl: 'http://kurz.test/evented', longurl: `${dest.origin}/evented` })
+  })
+
+  it('GET /api/urls/health lists the health of the caller\'s links among the ids, others\' left out; bad ids are 400', async () => {
+    dest.answers.set('/listed', 500)
+    const mine = await addLink(alice, { url: `${dest.origin}/listed`, custom: 'listed' })
+    const fresh = await addLink(alice, { url: `${dest.origin}/fresh`, custom: 'fresh' })
+    const theirs = await addLink(bob, { url: `${dest.origin}/theirs`, custom: 'theirs' })
+    await check(alice, mine)
+    const res = await alice.api.get(`/api/urls/health?ids=${fresh},${mine},${theirs},${mine}`)
+    expect(res.json()).toEqual({
+      error: 0,
+      data: {
+        health: [
+          { id: mine, state: 'broken', status: 500, reason: 'answered with HTTP status 500', checkedAt: expect.stringMatching(TS) },
+          { id: fresh, state: 'unknown', status: null, reason: null, checkedAt: null },
+        ],
+      },
+    })
+    expectError(await alice.api.get('/api/urls/health?ids=1,x'), 400, /^ids\b/)
+    expectError(await alice.api.get(`/api/urls/health?ids=${Array.from({ length: 101 }, (_, i) => i + 1).join(',')}`), 400, /^ids\b/)
   })
 
   it("answers 404 for another account's link and an unknown id", async () => {

@@ -2,7 +2,7 @@ import { isIP } from 'node:net'
 import type { FastifyPluginAsync } from 'fastify'
 import { z } from 'zod'
 import type { ZodTypeProvider } from '../../http/zod.js'
-import { idParam, optional } from '../../http/fields.js'
+import { idParam, MAX_ID, optional } from '../../http/fields.js'
 import { notFound } from '../../http/errors.js'
 import { parseTimestamp } from '../../http/format.js'
 import { normalizeCountry } from '../../lib/targets.js'
@@ -10,7 +10,7 @@ import { dryRun } from '../../redirect/dry-run.js'
 import { invalidateLinks } from '../redirect-cache.js'
 import { releaseAlias } from './alias-history.js'
 import { presentHealth } from './present.js'
-import { findOwnedLink } from './repo.js'
+import { findOwnedLink, healthOfOwned } from './repo.js'
 
 /*
  * The link lifecycle endpoints (DECISIONS §10.5) beside the link's own: release an earlier alias,
@@ -46,8 +46,27 @@ export const resolveBody = z.object({
   ),
 })
 
+/** `ids=1,2,3`: up to 100 link ids, as the dashboard's list page holds them. */
+const healthQuery = z.looseObject({
+  ids: z
+    .string({ error: 'must be a comma-separated list of link ids.' })
+    .max(1200, 'must list at most 100 ids.')
+    .transform((v, ctx) => {
+      const ids = v.split(',').map((p) => p.trim()).filter(Boolean)
+      if (ids.length <= 100 && ids.every((p) => /^\d{1,10}$/.test(p) && Number(p) >= 1 && Number(p) <= MAX_ID)) return [...new Set(ids.map(Number))]
+      ctx.addIssue({ code: 'custom', message: 'must be a comma-separated list of at most 100 link ids.' })
+      return z.NEVER
+    }),
+})
+
 const lifecycle: FastifyPluginAsync = async (app) => {
   const r = app.withTypeProvider<ZodTypeProvider>()
+
+  // GET /api/urls/health?ids= – details.health of several of the caller's links (the dashboard's list); others' ids are left out
+  r.get('/api/urls/health', { schema: { querystring: healthQuery } }, async (req) => {
+    const rows = await healthOfOwned(app.db, req.user.id, req.query.ids)
+    return { error: 0, data: { health: rows.map((row) => ({ id: row.id, ...presentHealth(row) })) } }
+  })
 
   // DELETE /api/url/:id/alias/:alias – release an earlier alias: it stops serving the link and is free again
   r.delete('/api/url/:id/alias/:alias', { schema: { params: aliasParam } }, async (req) => {

@@ -138,3 +138,13 @@ export async function deleteChannelItemsOf(tx: Db | Tx, linkIds: number[]) {
   if (!linkIds.length) return
   await tx.delete(channelItems).where(and(eq(channelItems.itemType, 'links'), inArray(channelItems.itemId, linkIds)))
 }
+
+/** The health columns of the caller's links among `ids` (others' ids match nothing). */
+export async function healthOfOwned(db: Db, userId: number, ids: number[]) {
+  if (!ids.length) return []
+  return db
+    .select({ id: links.id, healthState: links.healthState, healthStatus: links.healthStatus, healthReason: links.healthReason, checkedAt: links.checkedAt })
+    .from(links)
+    .where(and(eq(links.userId, userId), inArray(links.id, ids)))
+    .orderBy(asc(links.id))
+}
