@@ -6,6 +6,7 @@ import { useAction, useLoad } from '../ui/hooks'
 import { ErrorNote, Loading, PageHead } from '../ui/parts'
 import { LinkForm } from './LinkForm'
 import { useLinkOptions } from './options'
+import { TestLinkPanel } from './TestLinkPanel'
 
 export function LinkEditPage() {
   const { id } = useParams()
@@ -34,6 +35,7 @@ export function LinkEditPage() {
           <LinkForm mode="edit" initial={link.data.details} options={options.data} busy={save.busy} error={save.error} onSubmit={onSubmit} onCancel={() => navigate(-1)} />
         </div>
       )}
+      {link.data && <TestLinkPanel id={link.data.id} />}
     </>
   )
 }

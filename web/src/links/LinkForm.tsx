@@ -51,6 +51,11 @@ export function LinkForm(props: {
   const [metaDescription, setMetaDescription] = useState(d?.metadescription ?? '')
   const [metaImage, setMetaImage] = useState(d?.metaimage ?? '')
   const [status, setStatus] = useState<'public' | 'private'>(d?.status === 'public' ? 'public' : 'private')
+  // sent only when changed: an untouched form must not pin the service's REDIRECT_STATUS on the link
+  const initialStatus = String(d?.redirectstatus ?? '')
+  const [redirectStatus, setRedirectStatus] = useState(initialStatus)
+  const [cacheTtl, setCacheTtl] = useState(String(d?.cachettl ?? 0))
+  const [fallback, setFallback] = useState(d?.fallback ?? '')
 
   const edit = props.mode === 'edit'
   const blank = (v: string) => (v.trim() === '' ? (edit ? null : undefined) : v.trim())
@@ -86,6 +91,9 @@ export function LinkForm(props: {
         if ((body[k] as unknown[]).length === 0) delete body[k]
       }
     }
+    if (redirectStatus !== initialStatus) body.redirectstatus = redirectStatus ? Number(redirectStatus) : null
+    if (cacheTtl.trim() !== String(d?.cachettl ?? 0)) body.cachettl = cacheTtl.trim() === '' ? (edit ? null : undefined) : cacheTtl.trim()
+    body.fallback = blank(fallback)
     for (const k of Object.keys(body)) if (body[k] === undefined) delete body[k]
     props.onSubmit(body)
   }
@@ -205,6 +213,13 @@ export function LinkForm(props: {
         </div>
       </details>
 
+        <summary>Redirect status, caching and fallback</summary>
+            <Field label="Redirect status" hint="301 and 308 are permanent (search engines move to the destination); 302 and 307 are temporary.">
+                <select id={id} aria-describedby={hint} value={redirectStatus} onChange={(e) => setRedirectStatus(e.target.value)}>
+              label="Cache lifetime (seconds)"
+              {(id, hint) => <input id={id} aria-describedby={hint} type="number" min={0} step={1} value={cacheTtl} onChange={(e) => setCacheTtl(e.target.value)} />}
+          <Field label="Fallback URL" hint="Where visitors go while the destination fails its health check.">
+            {(id, hint) => <input id={id} aria-describedby={hint} type="url" value={fallback} onChange={(e) => setFallback(e.target.value)} placeholder="https://example.com/maintenance" />}
       <details className="section" open={geo.length + device.length + language.length > 0}>
         <summary>Targeting</summary>
         <div>

@@ -11,6 +11,7 @@ import { BulkCreate } from './BulkCreate'
 import { LinkForm } from './LinkForm'
 import { LinkQr } from './LinkQr'
 import { useLinkOptions } from './options'
+import { HealthNote, useLinkHealth } from './health'
 
 const PER_PAGE = 20
 
@@ -77,6 +78,7 @@ export function LinksPage() {
 
   const filtered = !!(q.search || q.domain || q.space)
   const data = list.data
+  const health = useLinkHealth(data?.data.map((l) => l.id) ?? [])
   return (
     <>
       <PageHead title="Links">
@@ -194,6 +196,7 @@ export function LinksPage() {
                   {link.password && <span>Password</span>}
                   {link.ends_at && <span>Expires {formatDate(link.ends_at)}</span>}
                   {link.disabled ? <span>Disabled</span> : null}
+                  <HealthNote health={health.get(link.id)} />
                 </div>
               </div>
               <div className="clicks">
