@@ -213,13 +213,33 @@ export function LinkForm(props: {
         </div>
       </details>
 
+      <details className="section">
         <summary>Redirect status, caching and fallback</summary>
+        <div>
+          <div className="row">
             <Field label="Redirect status" hint="301 and 308 are permanent (search engines move to the destination); 302 and 307 are temporary.">
+              {(id, hint) => (
                 <select id={id} aria-describedby={hint} value={redirectStatus} onChange={(e) => setRedirectStatus(e.target.value)}>
+                  {!edit && <option value="">Service default</option>}
+                  {['301', '302', '307', '308'].map((v) => (
+                    <option key={v}>{v}</option>
+                  ))}
+                </select>
+              )}
+            </Field>
+            <Field
               label="Cache lifetime (seconds)"
+              hint="Above 0, browsers and proxies may answer repeat visits themselves, so those visits never reach Kurz and are not counted as clicks."
+            >
               {(id, hint) => <input id={id} aria-describedby={hint} type="number" min={0} step={1} value={cacheTtl} onChange={(e) => setCacheTtl(e.target.value)} />}
+            </Field>
+          </div>
           <Field label="Fallback URL" hint="Where visitors go while the destination fails its health check.">
             {(id, hint) => <input id={id} aria-describedby={hint} type="url" value={fallback} onChange={(e) => setFallback(e.target.value)} placeholder="https://example.com/maintenance" />}
+          </Field>
+        </div>
+      </details>
+
       <details className="section" open={geo.length + device.length + language.length > 0}>
         <summary>Targeting</summary>
         <div>
