@@ -118,6 +118,9 @@ async function insertLink(
     // an earlier alias of another link holds it (alias history). Checked after the insert: a rename
     // moving this alias into history either committed before (seen here) or waits on our row.
     if (await heldByHistory(db, domainId, customAlias)) {
+      if (!tx) await db.delete(links).where(eq(links.id, link.id))
+      throw takenError(customAlias)
+    }
   } else {
     for (let attempt = 0; !link; attempt++) {
       if (attempt >= 10 * ATTEMPTS_PER_LENGTH) throw new Error('could not find a free random alias')
