@@ -214,6 +214,20 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: sign-in, links, analytics,
     expect((await user.api.get('/api/urls')).json().data.urls.map((l: { longurl: string }) => l.longurl)).not.toContain('https://example.com/forged')
   })
 
+  it('bulk-creates links from pasted lines; a refused line shows the API message and the others go through', async () => {
+    await page.goto(origin + '/dashboard/links')
+    await page.getByRole('button', { name: 'Bulk create' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Bulk create links' })
+    await dialog.getByLabel('Links to create').fill('https://example.com/bulk/one bulk-one\nnot a url\nhttps://example.com/bulk/two')
+    await dialog.getByRole('button', { name: 'Create links' }).click()
+    await expect.poll(() => dialog.getByRole('row').count()).toBe(4)
+    expect(await dialog.getByRole('table').textContent()).toContain('http://kurz.test/bulk-one')
+    expect(await dialog.getByRole('table').textContent()).toMatch(/not a url.*(URL|url)/)
+    const urls = (await user.api.get('/api/urls?limit=100')).json().data.urls.map((l: { longurl: string }) => l.longurl)
+    expect(urls).toEqual(expect.arrayContaining(['https://example.com/bulk/one', 'https://example.com/bulk/two']))
+    await page.keyboard.press('Escape')
+  })
+
   it('downloads the links as CSV from Import/export (once the server has exports)', async () => {
     if ((await user.api.get('/api/urls/export')).statusCode === 404) return
     await page.goto(origin + '/dashboard/import-export')
