@@ -237,7 +237,7 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: sign-in, links, analytics,
     expect(text).not.toContain('/theirs')
   })
 
-  it('works by keyboard: a skip link first, visible focus, and Escape closes a dialog', async () => {
+  it('works by keyboard: a skip link first, visible focus, a link created with keys only, Escape closes a dialog', async () => {
     await page.goto(origin + '/dashboard/links')
     await page.getByRole('heading', { name: 'Links', level: 1 }).waitFor()
     await page.keyboard.press('Tab')
@@ -250,8 +250,18 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: sign-in, links, analytics,
     await dialog.waitFor()
     expect(await page.evaluate(() => document.activeElement?.getAttribute('type'))).toBe('url')
     await page.keyboard.type('https://example.com/typed')
-    await page.keyboard.press('Escape')
+    await page.keyboard.press('Tab')
+    expect(await page.evaluate(() => document.activeElement?.id && document.querySelector(`label[for="${document.activeElement.id}"]`)?.textContent)).toBe('Alias')
+    await page.keyboard.type('typed')
+    await page.keyboard.press('Enter')
     await dialog.waitFor({ state: 'hidden' })
+    await expect.poll(async () => (await user.api.get('/api/urls?short=typed')).json().details?.longurl).toBe('https://example.com/typed')
+    // Escape closes a dialog without acting
+    await page.getByRole('button', { name: 'Bulk create' }).focus()
+    await page.keyboard.press('Enter')
+    await page.getByRole('dialog', { name: 'Bulk create links' }).waitFor()
+    await page.keyboard.press('Escape')
+    await page.getByRole('dialog', { name: 'Bulk create links' }).waitFor({ state: 'hidden' })
     expect(scriptErrors).toEqual([])
     await context.close()
   })
