@@ -148,7 +148,11 @@ export function toApiError(err: unknown, req: FastifyRequest): ApiError {
 
 /** The interfaces (and the machine endpoints beside them) answer JSON; everything else is a page a browser shows. */
 const MACHINE_PATHS = /^\/(?:healthz|readyz|metrics|openapi\.json)(?:[?#]|$)/
-export const isApiPath = (url: string) => url.startsWith('/api/') || url === '/api' || url.startsWith('/links/')
+/** Whether a path names the interfaces, however a client spelled it (`/API/urls`, `/api%2Furls`): those answer JSON. */
+export function isApiPath(url: string): boolean {
+  const path = url.replace(/%2f/gi, '/').toLowerCase()
+  return path.startsWith('/api/') || /^\/api(?:[?#]|$)/.test(path) || path.startsWith('/links/')
+}
 
 export function errorHandler(err: unknown, req: FastifyRequest, reply: FastifyReply) {
   const apiError = toApiError(err, req)

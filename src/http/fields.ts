@@ -5,10 +5,10 @@ import { parseTimestamp } from './format.js'
 /** Ids are Postgres `integer` columns: anything above this names no row (and would fail the query). */
 export const MAX_ID = 2 ** 31 - 1
 
-/** A path id: a positive integer below 2^31, else the path names no object (404 via zod.ts). */
+/** A path id: a positive integer below 2^31 written without leading zeros, else the path names no object (404 via zod.ts). */
 export const pathId = z
   .string()
-  .regex(/^\d{1,10}$/)
+  .regex(/^[1-9]\d{0,9}$/)
   .transform(Number)
   .pipe(z.number().int().min(1).max(MAX_ID))
 export const idParam = z.object({ id: pathId })

@@ -3,6 +3,7 @@ import formbody from '@fastify/formbody'
 import { linkStats } from '../clicks/stats.js'
 import { toTimestamp } from '../http/format.js'
 import { notFoundPage } from '../lib/html.js'
+import { isApiPath, notFoundHandler } from '../http/errors.js'
 import { BusyError, verifyGuess } from '../lib/passwords.js'
 import { Throttle } from '../lib/throttle.js'
 import { MINUTE } from '../lib/time.js'
@@ -179,6 +180,8 @@ const redirect: FastifyPluginAsync = async (app) => {
   /** `/<alias>`: DECISIONS §5 steps 1 and 2, then serve. */
   async function visit(req: FastifyRequest<{ Params: { alias: string } }>, reply: FastifyReply) {
     const alias = req.params.alias
+    // `/API`, `/api%2Furls`: an API client that spelled a path differently gets the JSON 404, not a page
+    if (isApiPath(`/${alias}`)) return notFoundHandler(req, reply)
     if (alias.endsWith('+')) return statistics(req, reply, alias.slice(0, -1))
     const domain = await cache.domainFor(req.host)
     const link = ALIAS.test(alias) ? await cache.byAlias(domain?.id ?? null, alias) : null

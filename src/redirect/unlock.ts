@@ -45,7 +45,8 @@ export function setUnlock(reply: FastifyReply, req: FastifyRequest, key: Buffer,
     path: '/',
     httpOnly: true,
     sameSite: 'lax',
-    secure: req.protocol === 'https',
+    // behind a TLS-terminating proxy the request may arrive as http; PUBLIC_URL says what visitors use
+    secure: req.protocol === 'https' || req.server.config.secure,
     maxAge: UNLOCK_TTL / 1000,
   })
 }

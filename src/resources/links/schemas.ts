@@ -8,6 +8,10 @@ import { PRIVACY, type LinkType, type TargetKind } from '../../db/schema/index.j
 import { aliasProblem } from './aliases.js'
 import { targetMatch, type LinkInput, type TargetInput } from './model.js'
 
+/** A channel id is a JSON integer: JSON types are strict here (DECISIONS §2), so "2" is a 400 naming the field. */
+const jsonId = (name: string) =>
+  z.number({ message: `${name} must be an integer id.` }).int(`${name} must be an integer id.`).min(1, `${name} must be a positive id.`).max(MAX_ID, `${name} is not a known id.`)
+
 /*
  * Bodies of the management interface's link endpoints (SPEC.md "Links", DECISIONS §2 and §4).
  * This is the management door's one validation of a link body: everything that needs no database
@@ -182,7 +186,7 @@ export const createBody = z.object({
   title: optional(text(255)),
   description: optional(text(2000)),
   pixels: optional(pixelIds),
-  channel: optional(bodyId('channel')),
+  channel: optional(jsonId('channel')),
   campaign: optional(bodyId('campaign')),
   deeplink: optional(deeplink),
   status: optional(z.enum(['public', 'private'], { error: 'must be public or private.' })),
@@ -213,7 +217,7 @@ export const updateBody = z.object({
   metaimage: clearable(imageUrl),
   title: clearable(text(255)),
   pixels: clearable(pixelIds),
-  channel: clearable(bodyId('channel')),
+  channel: clearable(jsonId('channel')),
   campaign: clearable(bodyId('campaign')),
   deeplink: clearable(deeplink),
   parameters: clearable(parameters),
