@@ -21,6 +21,7 @@ import { apiKeysOf, createUser, findUserByEmail, listUsers, presentUser, rotateA
 import { assertDataDirFree } from './lib/data-lock.js'
 import { OPS, OPS_HELP } from './cli/ops.js'
 import { IMPORT_HELP, ImportCliError, runImport } from './cli/import.js'
+import { BLOCKLIST_HELP, runBlocklistImport } from './cli/blocklist.js'
 
 const HELP = `Kurz operator commands
 
@@ -41,6 +42,7 @@ Commands:
                           change a plan; fields not sent keep their values (PUT /api/plan/:id/update)
 ${OPS_HELP}
 ${IMPORT_HELP}
+${BLOCKLIST_HELP}
 
 Options:
   -h, --help              show this help
@@ -164,6 +166,13 @@ const COMMANDS: Record<string, { options: Record<string, { type: 'string' | 'boo
     positionals: 1,
     async run(ctx, [file], v) {
       return runImport(ctx.handle, ctx.config, file, v)
+    },
+  },
+  'blocklist:import': {
+    options: { reason: { type: 'string' } },
+    positionals: 1,
+    async run(ctx, [file], v) {
+      return runBlocklistImport(ctx.handle, ctx.config, file, v.reason as string | undefined)
     },
   },
 }

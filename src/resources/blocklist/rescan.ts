@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { and, asc, eq, gt, inArray } from 'drizzle-orm'
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises'
+import type { Db } from '../../db/client.js'
 import { links, linkTargets } from '../../db/schema/index.js'
 import { invalidateLinks } from '../redirect-cache.js'
 import { Matcher, type Entry } from './match.js'
@@ -39,18 +40,21 @@ class Rescanner {
   private async drain(): Promise<void> {
     while (this.pending.length) {
       const matcher = new Matcher(this.pending.splice(0))
-      const quarantined = await rescanLinks(this.app, matcher)
+      const quarantined = await rescanLinks(this.app.db, matcher, (ids) => invalidateLinks(this.app, ids))
       if (quarantined) this.app.log.info({ quarantined, entries: matcher.size }, 'blocklist rescan quarantined links')
     }
   }
 }
 
-/** Quarantines every link not yet quarantined that `matcher` matches; returns how many. */
-export async function rescanLinks(app: FastifyInstance, matcher: Matcher): Promise<number> {
+/**
+ * Quarantines every link not yet quarantined that `matcher` matches; returns how many. `quarantined`
+ * hears of each chunk's matches once they are written (the server drops them from its caches).
+ */
+export async function rescanLinks(db: Db, matcher: Matcher, quarantined: (ids: number[]) => Promise<void>): Promise<number> {
   let cursor = 0
   let total = 0
   for (;;) {
-    const rows = await app.db
+    const rows = await db
       .select({ id: links.id, url: links.url, expirationUrl: links.expirationUrl, deepLink: links.deepLink, metaImage: links.metaImage, fallback: links.fallback })
       .from(links)
       .where(and(gt(links.id, cursor), eq(links.quarantined, false)))
@@ -58,7 +62,7 @@ export async function rescanLinks(app: FastifyInstance, matcher: Matcher): Promi
       .limit(CHUNK)
     if (!rows.length) return total
     cursor = rows[rows.length - 1].id
-    const targets = await app.db
+    const targets = await db
       .select({ linkId: linkTargets.linkId, url: linkTargets.url })
       .from(linkTargets)
       .where(inArray(linkTargets.linkId, rows.map((r) => r.id)))
@@ -69,8 +73,8 @@ export async function rescanLinks(app: FastifyInstance, matcher: Matcher): Promi
     for (const t of targets) urlsOf.get(t.linkId)?.push(t.url)
     const hits = [...urlsOf].filter(([, urls]) => urls.some((u) => matcher.match(u))).map(([id]) => id)
     if (hits.length) {
-      await app.db.update(links).set({ quarantined: true }).where(inArray(links.id, hits))
-      await invalidateLinks(app, hits)
+      await db.update(links).set({ quarantined: true }).where(inArray(links.id, hits))
+      await quarantined(hits)
       total += hits.length
     }
     await yieldToEventLoop()
