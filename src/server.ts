@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.js'
 import { loadConfig } from './config.js'
 import { lockDataDir } from './lib/data-lock.js'
+import { diskFullMessage, isDiskFull } from './lib/disk-full.js'
 import { DatabaseUnreachable, openDatabase } from './db/wait.js'
 import type { CreatedAdmin } from './resources/admin/bootstrap.js'
 
@@ -19,11 +20,19 @@ try {
 
 // a Postgres starting beside us (docker compose) gets 30 s; then one line naming the host, exit 1
 const handle = await openDatabase(config.db, (line) => process.stderr.write(`${line}\n`)).catch((err) => {
-  process.stderr.write(`${err instanceof DatabaseUnreachable ? err.message : `Cannot open the database: ${(err as Error).message}`}\n`)
+  if (isDiskFull(err)) process.stderr.write(`${diskFullMessage(config.dataDir)}\n`)
+  else process.stderr.write(`${err instanceof DatabaseUnreachable ? err.message : `Cannot open the database: ${(err as Error).message || (err as Error).name}`}\n`)
   process.exit(1)
 })
 
-const app = await buildApp(config, { db: handle, spool: true })
+// a full disk (migrations, secret.key, the click spool) is the operator's to fix: one sentence, no
+// stack; anything else is a bug and keeps its stack
+const app = await buildApp(config, { db: handle, spool: true }).catch(async (err) => {
+  if (!isDiskFull(err)) throw err
+  process.stderr.write(`${diskFullMessage(config.dataDir)}\n`)
+  await handle.close().catch(() => {})
+  process.exit(1)
+})
 
 let closing = false
 async function shutdown(signal: string) {
