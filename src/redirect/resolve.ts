@@ -132,34 +132,39 @@ export function destination(
   ctx: Pick<VisitContext, 'device' | 'ubuntu' | 'country' | 'language'>,
   trace?: Trace,
 ): Destination {
-  const chose = (d: Destination, matched: Matched, why: string) => {
-    if (trace) {
-      trace.matched = matched
-      trace.steps.push(why)
-    }
-    return d
-  }
+  // sentences and `matched` are built only for a dry-run: a visit allocates nothing more than before
   const dl = link.deepLink
   if (dl) {
     if ((ctx.device === 'iPhone' || ctx.device === 'iPad') && dl.apple) {
-      return chose({ url: dl.apple }, { kind: 'deeplink', key: 'apple' }, `The visitor is on ${ctx.device}, so the Apple deep link is used.`)
+      if (trace) note(trace, { kind: 'deeplink', key: 'apple' }, `The visitor is on ${ctx.device}, so the Apple deep link is used.`)
+      return { url: dl.apple }
     }
     if (ctx.device === 'Android' && dl.google) {
-      return chose({ url: dl.google }, { kind: 'deeplink', key: 'google' }, 'The visitor is on Android, so the Google Play deep link is used.')
+      if (trace) note(trace, { kind: 'deeplink', key: 'google' }, 'The visitor is on Android, so the Google Play deep link is used.')
+      return { url: dl.google }
     }
   }
   // the most specific target first: an Ubuntu visitor takes a `Ubuntu` target over a `Linux` one
   const device =
     (ctx.ubuntu && link.targets.device.find((t) => t.match.toLowerCase() === 'ubuntu')) ||
     link.targets.device.find((t) => deviceMatches(t.match, ctx.device))
-  if (device) return chose({ url: device.url }, { kind: 'device', key: device.match }, `The visitor's device matches the ${device.match} target.`)
+  if (device) {
+    if (trace) note(trace, { kind: 'device', key: device.match }, `The visitor's device matches the ${device.match} target.`)
+    return { url: device.url }
+  }
   if (ctx.country) {
     const geo = link.targets.geo.find((t) => t.match.toUpperCase() === ctx.country)
-    if (geo) return chose({ url: geo.url }, { kind: 'geo', key: ctx.country }, `The visitor's country ${ctx.country} matches a geo target.`)
+    if (geo) {
+      if (trace) note(trace, { kind: 'geo', key: ctx.country }, `The visitor's country ${ctx.country} matches a geo target.`)
+      return { url: geo.url }
+    }
   }
   if (ctx.language) {
     const lang = link.targets.language.find((t) => t.match.toLowerCase().split(/[-_]/)[0] === ctx.language)
-    if (lang) return chose({ url: lang.url }, { kind: 'language', key: ctx.language }, `The visitor's language ${ctx.language} matches a language target.`)
+    if (lang) {
+      if (trace) note(trace, { kind: 'language', key: ctx.language }, `The visitor's language ${ctx.language} matches a language target.`)
+      return { url: lang.url }
+    }
   }
   if (trace && (link.targets.device.length || link.targets.geo.length || link.targets.language.length)) {
     trace.steps.push('No device, geo or language target matches the visitor.')
@@ -167,14 +172,18 @@ export function destination(
   const n = link.targets.rotation.length
   if (n > 0) {
     const index = ((link.lastRotation % n) + n) % n
-    return chose(
-      { url: link.targets.rotation[index], rotation: index + 1 },
-      { kind: 'rotation', key: String(index + 1) },
-      `The link rotates between ${n} URLs; this visit gets number ${index + 1}.`,
-    )
+    if (trace) note(trace, { kind: 'rotation', key: String(index + 1) }, `The link rotates between ${n} URLs; this visit gets number ${index + 1}.`)
+    return { url: link.targets.rotation[index], rotation: index + 1 }
   }
   if (link.broken && link.fallback) {
-    return chose({ url: link.fallback }, { kind: 'fallback', key: null }, 'The long URL failed its last health check, so the visitor goes to the fallback.')
+    if (trace) note(trace, { kind: 'fallback', key: null }, 'The long URL failed its last health check, so the visitor goes to the fallback.')
+    return { url: link.fallback }
   }
-  return chose({ url: link.url }, { kind: 'default', key: null }, 'The visitor goes to the long URL.')
+  if (trace) note(trace, { kind: 'default', key: null }, 'The visitor goes to the long URL.')
+  return { url: link.url }
+}
+
+function note(trace: Trace, matched: Matched, why: string) {
+  trace.matched = matched
+  trace.steps.push(why)
 }
