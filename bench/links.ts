@@ -1,0 +1,131 @@
+/**
+ * The API's figures: link creation rate (PGlite and Postgres interleaved), /healthz latency while
+ * 200 clients create links (PGlite, where a write runs in the server's process), and the detail and
+ * statistics of a link with a million clicks (Postgres).
+ */
+import { performance } from 'node:perf_hooks'
+import { ADMIN_KEY, SIZES, api, cannon, cannonRun, fmt, log, median, quantile, sleep, type Row } from './lib.js'
+import { seedClicks } from './seed.js'
+import type { Backend, Server } from './servers.js'
+
+const CREATE_TARGET = { PGlite: 500, Postgres: 1500 }
+
+function createOptions(s: Server) {
+  return {
+    url: s.url + '/api/url/add',
+    method: 'POST' as const,
+    headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ url: 'https://example.com/product/[<id>]?ref=bench' }),
+    idReplacement: true,
+  }
+}
+
+async function createRate(s: Server, amount: number): Promise<{ rate: number; failed: number }> {
+  const t0 = performance.now()
+  const r = await cannon({ ...createOptions(s), connections: 10, amount })
+  const secs = (performance.now() - t0) / 1000
+  return { rate: r['2xx'] / secs, failed: amount - r['2xx'] }
+}
+
+export async function createRows(list: Backend[]): Promise<Row[]> {
+  for (const b of list) await createRate(b.server!, Math.min(200, SIZES.creates)) // warm-up
+  const rates = new Map(list.map((b) => [b, [] as number[]]))
+  for (let i = 0; i < SIZES.rounds; i++) {
+    for (const b of i % 2 ? [...list].reverse() : list) {
+      const r = await createRate(b.server!, SIZES.creates)
+      if (r.failed) log(`${b.label}: ${r.failed} creates failed`)
+      rates.get(b)!.push(r.rate)
+      log(`round ${i + 1}: ${b.label} ${fmt(r.rate)} links/s`)
+    }
+  }
+  const labels = ['PGlite', 'Postgres'] as const
+  return labels.map((label) => {
+    const b = list.find((x) => x.label === label)
+    const rate = b ? median(rates.get(b)!) : NaN
+    return {
+      figure: `link create via POST /api/url/add, ${label}`,
+      measured: b ? `${fmt(rate)}/s` : 'skipped (no Postgres)',
+      target: `>= ${CREATE_TARGET[label]}/s`,
+      ok: b ? rate >= CREATE_TARGET[label] : null,
+    }
+  })
+}
+
+/** /healthz probed one at a time while BENCH_SUSTAIN_CLIENTS clients create links for BENCH_HEALTH_SECONDS. */
+export async function healthUnderWritesRow(b: Backend): Promise<Row> {
+  const s = b.server!
+  const writers = cannonRun({ ...createOptions(s), connections: SIZES.sustainClients, duration: SIZES.healthSeconds })
+  let writing = true
+  void writers.done.finally(() => (writing = false))
+  const times: number[] = []
+  await sleep(500) // the writers are connected and busy
+  while (writing) {
+    const t0 = performance.now()
+    const res = await fetch(`${s.url}/healthz`)
+    await res.arrayBuffer()
+    times.push(performance.now() - t0)
+    await sleep(20)
+  }
+  const r = await writers.done
+  const p99 = quantile(times, 0.99)
+  log(`${b.label}: /healthz p99 ${p99.toFixed(1)} ms over ${times.length} probes, ${fmt(r['2xx'] / r.duration)} links/s created meanwhile`)
+  return {
+    figure: `/healthz p99 while ${SIZES.sustainClients} clients create links, ${b.label}`,
+    measured: `${p99.toFixed(1)} ms (${times.length} probes, max ${Math.max(...times).toFixed(0)} ms)`,
+    target: '< 50 ms',
+    ok: p99 < 50,
+  }
+}
+
+/** p95 of GET latency, measured per request with 8 in flight. */
+async function p95(s: Server, path: string, n: number): Promise<number> {
+  const times: number[] = []
+  let next = 0
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      while (next < n) {
+        next++
+        const t0 = performance.now()
+        const res = await fetch(s.url + path, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })
+        await res.arrayBuffer()
+        if (res.status !== 200) throw new Error(`GET ${path}: ${res.status}`)
+        times.push(performance.now() - t0)
+      }
+    }),
+  )
+  return quantile(times, 0.95)
+}
+
+export async function statsRows(b: Backend | undefined): Promise<Row[]> {
+  const n = SIZES.seededClicks
+  const label = `${fmt(n)} clicks, Postgres`
+  if (!b) {
+    return [
+      { figure: `GET /api/url/:id p95, ${label}`, measured: 'skipped (no Postgres)', target: '< 50 ms', ok: null },
+      { figure: `GET /api/url/:id/stats p95, a year by day, ${label}`, measured: 'skipped (no Postgres)', target: '< 50 ms', ok: null },
+    ]
+  }
+  const s = b.server!
+  const big = await api(s.url, 'POST', '/api/url/add', { url: 'https://example.com/popular', custom: 'popular' })
+  log(`seeding ${fmt(n)} clicks`)
+  await seedClicks(b.pgUrl!, big.id as number, n)
+  const detail = await api(s.url, 'GET', `/api/url/${big.id}`)
+  if ((detail.data as { clicks: number }).clicks !== n) throw new Error(`expected ${n} clicks, the API says ${(detail.data as { clicks: number }).clicks}`)
+  const measure = async (path: string) => {
+    await p95(s, path, Math.min(200, SIZES.statsRequests)) // warm-up
+    const xs: number[] = []
+    for (let i = 0; i < SIZES.rounds; i++) xs.push(await p95(s, path, SIZES.statsRequests))
+    return median(xs)
+  }
+  const p = await measure(`/api/url/${big.id}`)
+  // the dashboard's widest chart: a year by day (the seeded clicks span the last 365 days)
+  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10)
+  const year = `/api/url/${big.id}/stats?from=${day(Date.now() - 365 * 86_400_000)}&to=${day(Date.now())}`
+  const totals = ((await api(s.url, 'GET', year)).data as { totals: { clicks: number } }).totals
+  if (totals.clicks !== n) throw new Error(`expected ${n} clicks in the year's series, got ${totals.clicks}`)
+  const sp = await measure(year)
+  return [
+    { figure: `GET /api/url/:id p95, ${label}`, measured: `${p.toFixed(1)} ms`, target: '< 50 ms', ok: p < 50 },
+    { figure: `GET /api/url/:id/stats p95, a year by day, ${label}`, measured: `${sp.toFixed(1)} ms`, target: '< 50 ms', ok: sp < 50 },
+  ]
+}

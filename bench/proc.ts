@@ -1,0 +1,120 @@
+/**
+ * CPU and memory from the kernel's own accounting (/proc): what a process and its children spent,
+ * and what the Postgres backends serving one database spent, whatever the load generator saw.
+ */
+import { readdirSync, readFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+
+const TICKS_PER_SECOND = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100
+  } catch {
+    return 100
+  }
+})()
+
+interface Stat {
+  ppid: number
+  /** utime + stime, in seconds */
+  cpu: number
+}
+
+function stat(pid: number): Stat | null {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    // the command name may hold spaces and parentheses: fields start after the last ')'
+    const f = text.slice(text.lastIndexOf(')') + 2).split(' ')
+    return { ppid: Number(f[1]), cpu: (Number(f[11]) + Number(f[12])) / TICKS_PER_SECOND }
+  } catch {
+    return null
+  }
+}
+
+const pids = () => readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number)
+
+/** A process and its descendants (a database worker process would be one of them). */
+function tree(root: number): number[] {
+  const children = new Map<number, number[]>()
+  for (const pid of pids()) {
+    const s = stat(pid)
+    if (s) children.set(s.ppid, [...(children.get(s.ppid) ?? []), pid])
+  }
+  const out: number[] = []
+  const todo = [root]
+  while (todo.length) {
+    const p = todo.pop()!
+    out.push(p)
+    todo.push(...(children.get(p) ?? []))
+  }
+  return out
+}
+
+/** CPU seconds spent so far by a process (all its threads) and its descendants. */
+export function treeCpu(pid: number): number {
+  return tree(pid).reduce((sum, p) => sum + (stat(p)?.cpu ?? 0), 0)
+}
+
+/** Resident memory of a process and its descendants, in MB. */
+export function treeRssMb(pid: number): number {
+  let kb = 0
+  for (const p of tree(pid)) {
+    try {
+      kb += Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, 'utf8'))?.[1] ?? 0)
+    } catch {
+      /* exited meanwhile */
+    }
+  }
+  return kb / 1024
+}
+
+/**
+ * CPU of the Postgres backends connected to one database, sampled while a measurement runs: a
+ * backend that exits takes its time with it, so each is read every few hundred milliseconds and its
+ * last reading kept. Backends are found by their process title ("postgres: … <user> <db> <addr> …"),
+ * so other databases on the same server (tests running beside the bench) are not counted; neither
+ * are the server-wide processes (WAL writer, checkpointer), which no one database owns.
+ */
+export class BackendSampler {
+  private readonly start = new Map<number, number>()
+  private readonly last = new Map<number, number>()
+  private timer: NodeJS.Timeout | null = null
+
+  constructor(private readonly dbName: string) {}
+
+  private backends(): number[] {
+    const out: number[] = []
+    for (const pid of pids()) {
+      try {
+        const title = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ')
+        if (title.startsWith('postgres:') && title.split(/\s+/).includes(this.dbName)) out.push(pid)
+      } catch {
+        /* exited meanwhile */
+      }
+    }
+    return out
+  }
+
+  private sample(first: boolean) {
+    for (const pid of this.backends()) {
+      const s = stat(pid)
+      if (!s) continue
+      // a backend that appears during the run started from nothing
+      if (!this.start.has(pid)) this.start.set(pid, first ? s.cpu : 0)
+      this.last.set(pid, s.cpu)
+    }
+  }
+
+  begin() {
+    this.sample(true)
+    this.timer = setInterval(() => this.sample(false), 200)
+  }
+
+  /** CPU seconds the database's backends spent since begin(). */
+  end(): number {
+    if (this.timer) clearInterval(this.timer)
+    this.sample(false)
+    let sum = 0
+    for (const [pid, cpu] of this.last) sum += cpu - (this.start.get(pid) ?? 0)
+    return sum
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * Random aliases over many links (BENCH_LINKS, 100,000) against the cached single link, on the same
+ * server in the same round. Cold rounds visit aliases never visited before (slices of one shuffled
+ * pass over every link, so each is a cache miss); the rest of that pass is the warm-up; warm rounds
+ * then pick aliases at random.
+ */
+import { SIZES, burst, fmt, log, median, type Row } from './lib.js'
+import { CACHED_ALIAS } from './redirect.js'
+import type { Backend } from './servers.js'
+
+export const RANDOM_PREFIX = 'rnd-'
+
+function shuffled(n: number): number[] {
+  const a = Array.from({ length: n }, (_, i) => i)
+  for (let i = n - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1))
+    ;[a[i], a[j]] = [a[j], a[i]]
+  }
+  return a
+}
+
+/** Visits `ids` in order (each once) and answers the rate. */
+async function pass(url: string, ids: number[]) {
+  let next = 0
+  return burst(url, ids.length, () => `/${RANDOM_PREFIX}${ids[next++ % ids.length]}`)
+}
+
+export async function randomAliasRows(list: Backend[]): Promise<Row[]> {
+  const n = SIZES.links
+  const coldTotal = SIZES.coldVisits * SIZES.rounds
+  if (coldTotal > n) throw new Error(`BENCH_COLD_VISITS x BENCH_ROUNDS (${coldTotal}) must not exceed BENCH_LINKS (${n})`)
+  const order = new Map(list.map((b) => [b, shuffled(n)]))
+  const cold = new Map(list.map((b) => [b, [] as number[]]))
+  const warm = new Map(list.map((b) => [b, [] as number[]]))
+  const single = (b: Backend) => burst(b.server!.url, SIZES.coldVisits * 4, `/${CACHED_ALIAS}`)
+
+  for (let i = 0; i < SIZES.rounds; i++) {
+    for (const b of i % 2 ? [...list].reverse() : list) {
+      const ids = order.get(b)!.slice(i * SIZES.coldVisits, (i + 1) * SIZES.coldVisits)
+      const r = await pass(b.server!.url, ids)
+      if (r.other) log(`${b.label}: ${r.other} cold answers that were not 302`)
+      const ref = await single(b)
+      cold.get(b)!.push(r.rps / ref.rps)
+      log(`cold round ${i + 1}, ${b.label}: ${fmt(r.rps)}/s random vs ${fmt(ref.rps)}/s one link`)
+    }
+  }
+  for (const b of list) {
+    log(`${b.label}: warm-up pass over the other ${fmt(n - coldTotal)} links`)
+    const t0 = Date.now()
+    const r = await pass(b.server!.url, order.get(b)!.slice(coldTotal))
+    log(`${b.label}: warm-up pass ${fmt(r.rps)}/s, ${((Date.now() - t0) / 1000).toFixed(0)} s`)
+  }
+  for (let i = 0; i < SIZES.rounds; i++) {
+    for (const b of i % 2 ? [...list].reverse() : list) {
+      const r = await burst(b.server!.url, SIZES.warmVisits, () => `/${RANDOM_PREFIX}${Math.floor(Math.random() * n)}`)
+      if (r.other) log(`${b.label}: ${r.other} warm answers that were not 302`)
+      const ref = await burst(b.server!.url, SIZES.warmVisits, `/${CACHED_ALIAS}`)
+      warm.get(b)!.push(r.rps / ref.rps)
+      log(`warm round ${i + 1}, ${b.label}: ${fmt(r.rps)}/s random vs ${fmt(ref.rps)}/s one link`)
+    }
+  }
+  return list.flatMap((b) => {
+    const w = median(warm.get(b)!)
+    const c = median(cold.get(b)!)
+    return [
+      { figure: `random aliases over ${fmt(n)} links vs one cached link, after a warm-up pass, ${b.label}`, measured: w.toFixed(3), target: '>= 0.5', ok: w >= 0.5 },
+      { figure: `random aliases over ${fmt(n)} links vs one cached link, cold cache, ${b.label}`, measured: c.toFixed(3), target: '>= 0.2', ok: c >= 0.2 },
+    ]
+  })
+}
