@@ -156,6 +156,9 @@ describe('blocklist', () => {
       await add('domain', 'later-bad.example')
 
       for (const id of [direct, target]) expect((await bob.api.get(`/api/url/${id}`)).json().details.quarantined).toBe(true)
+      // another account learns nothing about it
+      expectError(await alice.api.get(`/api/url/${direct}`), 404)
+      expectError(await alice.api.put(`/api/url/${direct}/update`, { url: 'https://example.com/' }), 404)
       expect((await bob.api.get(`/api/url/${clean}`)).json().details).not.toHaveProperty('quarantined')
       const page = await visit(t, '/q-direct')
       expectPage(page, 451)
