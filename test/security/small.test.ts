@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadConfig } from '../../src/config.js'
 import { KEY_GUESSES } from '../../src/http/auth.js'
+import { QR_RENDERS_PER_MINUTE } from '../../src/resources/qr/public.js'
 import { cookiesOf, expectError, testApp, type TestApp, type TestUser } from '../helpers/app.js'
 import { addLink, makeChannel } from '../helpers/fixtures.js'
 import { visit } from '../helpers/visits.js'
@@ -129,5 +130,42 @@ describe('/login from another site', () => {
     expect((await post({ ...right, csrf: 'f'.repeat(64) }, { cookie })).statusCode).toBe(403)
     expect((await post({ ...right, csrf: token! })).statusCode).toBe(403)
     expect((await post({ ...right, csrf: token! }, { cookie })).statusCode).toBe(302)
+  })
+})
+
+describe('QR images with a new colour each time', () => {
+  let t: TestApp
+  let u: TestUser
+  beforeAll(async () => {
+    t = await testApp()
+    u = await t.makeUser({ plan: 'pro' })
+    await addLink(u, { url: 'https://example.com/qr', custom: 'qrflood' })
+  })
+  afterAll(() => t.close())
+
+  // the render cache lives as long as the process: colours of this run's own
+  const base = Math.floor(Math.random() * 0xff0000)
+  const image = (i: number, ip: string) =>
+    t.app.inject({ method: 'GET', url: `/qrflood/qr?size=64&foreground=%23${(base + i).toString(16).padStart(6, '0')}`, remoteAddress: ip, headers: { host: 'kurz.test' } })
+
+  it(`are drawn at most ${QR_RENDERS_PER_MINUTE} a minute per address; cached images and other addresses are still served`, async () => {
+    const ip = '198.51.100.90'
+    for (let i = 0; i < QR_RENDERS_PER_MINUTE; i++) expect((await image(i, ip)).statusCode).toBe(200)
+    const refused = await image(QR_RENDERS_PER_MINUTE, ip)
+    expect(refused.statusCode).toBe(429)
+    expect(refused.headers['retry-after']).toBe('60')
+    // an image already drawn costs nothing, so it is still served
+    const again = await image(0, ip)
+    expect(again.statusCode).toBe(200)
+    expect(again.headers['content-type']).toBe('image/png')
+    expect((await image(QR_RENDERS_PER_MINUTE, '198.51.100.91')).statusCode).toBe(200)
+  })
+
+  it('the same colour spelled differently is one cached image (#ABC, #aabbcc, rgb(170,187,204))', async () => {
+    const ip = '198.51.100.92'
+    const spell = (c: string) => t.app.inject({ method: 'GET', url: `/qrflood/qr?size=65&background=${encodeURIComponent(c)}`, remoteAddress: ip, headers: { host: 'kurz.test' } })
+    const etags = new Set<string>()
+    for (const c of ['#ABC', '#aabbcc', 'rgb(170, 187, 204)']) etags.add(String((await spell(c)).headers.etag))
+    expect(etags.size).toBe(1)
   })
 })

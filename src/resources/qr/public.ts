@@ -3,10 +3,18 @@ import { z } from 'zod'
 import type { ZodTypeProvider } from '../../http/zod.js'
 import { badRequest } from '../../http/errors.js'
 import { optional } from '../../http/fields.js'
-import { notFoundPage } from '../../lib/html.js'
+import { messagePage, notFoundPage } from '../../lib/html.js'
+import { Throttle } from '../../lib/throttle.js'
+import { MINUTE } from '../../lib/time.js'
 import { visitorFromRequest } from '../../visit/visitor.js'
-import { DEFAULT_SIZE, etagOf, MAX_SIZE, MIN_SIZE, parseColour, renderKey, renderQr, type ImageFormat, type RenderOptions, type Rgb } from './render.js'
+import { DEFAULT_SIZE, etagOf, isRendered, MAX_SIZE, MIN_SIZE, parseColour, renderKey, renderQr, type ImageFormat, type RenderOptions, type Rgb } from './render.js'
 import * as repo from './repo.js'
+
+/**
+ * Images drawn (not served from the cache) per visitor address a minute. Every colour and size is
+ * another image, so without it one client could keep both render slots busy for everyone.
+ */
+export const QR_RENDERS_PER_MINUTE = 60
 
 const SIZE_MESSAGE = `size must be a whole number of pixels from ${MIN_SIZE} to ${MAX_SIZE}.`
 
@@ -63,11 +71,18 @@ function matchesEtag(req: FastifyRequest, etag: string): boolean {
   })
 }
 
-/** Serves a rendered image with validators; a matching If-None-Match is a 304 without rendering. */
-async function sendImage(req: FastifyRequest, reply: FastifyReply, content: string, o: RenderOptions, filename: string) {
+/**
+ * Serves a rendered image with validators; a matching If-None-Match is a 304 without rendering, a
+ * cached image is served to anyone, and a new one counts against the address's render budget.
+ */
+async function sendImage(req: FastifyRequest, reply: FastifyReply, renders: Throttle, content: string, o: RenderOptions, filename: string) {
   const etag = etagOf(renderKey(content, o))
   reply.header('etag', etag).header('cache-control', 'public, max-age=300').header('x-content-type-options', 'nosniff')
   if (matchesEtag(req, etag)) return reply.code(304).send()
+  if (!isRendered(content, o) && !(await renders.take(req.ip))) {
+    reply.header('retry-after', 60).header('cache-control', 'no-store').removeHeader('etag')
+    return messagePage(reply, 429, 'Too many QR images', 'This address has asked for many different QR images in the last minute. Try again in a minute.')
+  }
   const image = await renderQr(content, o)
   reply.type(image.contentType).header('content-disposition', `inline; filename="${filename}.${o.format}"`)
   // an SVG opened on its own is a document: it may show its embedded logo, and nothing else
@@ -90,6 +105,7 @@ function options(q: ImageQuery, size: number | undefined, stored: { foreground?:
  */
 const qrPublic: FastifyPluginAsync = async (app) => {
   const r = app.withTypeProvider<ZodTypeProvider>()
+  const renders = new Throttle('qr-render', QR_RENDERS_PER_MINUTE, MINUTE, app.redis)
 
   // GET /qr/:alias – a QR code's image (PNG, ?format=svg, ?size=64..1024, colour overrides)
   r.get<{ Params: { alias: string }; Querystring: ImageQuery }>('/qr/:alias', { schema: { querystring: imageQuery } }, async (req, reply) => {
@@ -97,7 +113,7 @@ const qrPublic: FastifyPluginAsync = async (app) => {
     const qr = QR_ALIAS.test(alias) ? await repo.findQrByAlias(app.db, alias) : undefined
     if (!qr) return notFoundPage(reply)
     const logo = qr.logoHash ? { key: qr.logoHash, load: () => repo.qrLogo(app.db, qr.id) } : null
-    return sendImage(req, reply, qr.content, { ...options(req.query, undefined, qr), logo }, `qr-${qr.alias}`)
+    return sendImage(req, reply, renders, qr.content, { ...options(req.query, undefined, qr), logo }, `qr-${qr.alias}`)
   })
 
   // GET /:alias/qr and /:alias/qr/:size – a link's QR code, encoding its short URL on this host
@@ -113,7 +129,7 @@ const qrPublic: FastifyPluginAsync = async (app) => {
     const link = LINK_ALIAS.test(alias) ? await repo.findLinkOnHost(app.db, requestHost(req), app.config.defaultHost, alias) : undefined
     if (!link || link.disabled) return notFoundPage(reply)
     const shortUrl = `${link.origin ?? app.config.publicUrl}/${link.alias}`
-    return sendImage(req, reply, shortUrl, { ...options(query, size), logo: null }, `qr-${link.alias}`)
+    return sendImage(req, reply, renders, shortUrl, { ...options(query, size), logo: null }, `qr-${link.alias}`)
   }
   r.get('/:alias/qr', { schema: { querystring: imageQuery } }, linkImage)
   r.get('/:alias/qr/:size', { schema: { querystring: imageQuery } }, linkImage)

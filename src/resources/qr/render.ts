@@ -131,6 +131,12 @@ async function withSlot<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
+/** Whether the image of (content, options) is cached or being drawn: serving it costs no render. */
+export const isRendered = (content: string, o: RenderOptions) => {
+  const key = renderKey(content, { ...o, size: Math.min(MAX_SIZE, Math.max(MIN_SIZE, Math.round(o.size))) })
+  return cache.has(key) || inflight.has(key)
+}
+
 /** Renders (or serves from the cache) the QR code of `content`. Exported for reuse (interfaces §5). */
 export async function renderQr(content: string, o: RenderOptions): Promise<RenderedQr> {
   const size = Math.min(MAX_SIZE, Math.max(MIN_SIZE, Math.round(o.size)))
