@@ -33,7 +33,8 @@ export class InvalidationBus {
     if (!this.redis) return
     const sub = this.redis.duplicate()
     this.subscriber = sub
-    sub.on('error', (err) => this.log.warn({ err: err.message }, 'redis subscriber error'))
+    // every failed reconnect is an 'error': the main connection already warned once (health.ts watchRedis)
+    sub.on('error', (err) => this.log.debug({ err: err.message }, 'redis subscriber error'))
     let connectedBefore = false
     let subscribed!: () => void
     const first = new Promise<void>((resolve) => (subscribed = resolve))
