@@ -183,6 +183,21 @@ describe('alias history', () => {
     expect((await details(alice, id)).aliases.map((a: { alias: string }) => a.alias)).toEqual(['v1-before'])
   })
 
+  it('a create racing a rename never leaves one alias both current and kept', async () => {
+    for (let round = 0; round < 8; round++) {
+      const old = `race-${round}`
+      const id = await addLink(alice, { url: 'https://example.com/race', custom: old })
+      const [renamed, created] = await Promise.all([
+        alice.api.put(`/api/url/${id}/update`, { url: 'https://example.com/race', custom: `race-${round}-new` }),
+        bob.api.post('/api/url/add', { url: 'https://example.com/racer', custom: old }),
+      ])
+      expect(renamed.statusCode).toBe(200)
+      // the old alias went into history, so the racing create must have lost
+      expect(created.statusCode).toBe(409)
+      expectRedirect(await visit(t, `/${old}`), 302, 'https://example.com/race')
+    }
+  })
+
   it('deleting the link releases its earlier aliases', async () => {
     const id = await addLink(alice, { url: 'https://example.com/gone', custom: 'gone-old' })
     await alice.api.put(`/api/url/${id}/update`, { url: 'https://example.com/gone', custom: 'gone-new' })
