@@ -25,11 +25,11 @@ console.error(`· seeding ${ROWS} links and ${ROWS} click rows`)
 for (let from = 0; from < ROWS; from += 100_000) {
   const to = Math.min(ROWS, from + 100_000)
   await app.db.execute(sql`insert into links (user_id, alias, url, title, clicks)
-    select ${user.id}, 'b' || g, 'https://example.com/page/' || g || '?utm_source=bench', 'Title, "quoted" ' || g, g % 1000
-    from generate_series(${from}, ${to - 1}) g`)
+    select ${user.id}::int, 'b' || g, 'https://example.com/page/' || g || '?utm_source=bench', 'Title, "quoted" ' || g, g % 1000
+    from generate_series(${from}::int, ${to - 1}::int) g`)
   await app.db.execute(sql`insert into clicks (link_id, source, created_at, country, referrer, browser, os, device, language, bot, visitor_hash)
     select (select min(id) from links), 'link', now() - (g || ' seconds')::interval, 'DE', 'news.example.org', 'Chrome', 'Windows', null, 'de', g % 10 = 0, md5(g::text)
-    from generate_series(${from}, ${to - 1}) g`)
+    from generate_series(${from}::int, ${to - 1}::int) g`)
 }
 const first = ((await app.db.execute(sql`select min(id)::int as first from links`)) as unknown as { rows: { first: number }[] }).rows[0].first
 
