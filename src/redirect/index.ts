@@ -237,7 +237,8 @@ const redirect: FastifyPluginAsync = async (app) => {
     }
     for (const id of candidates) {
       const link = await cache.byId(id)
-      if (!link || link.campaignId !== campaignId || !isActive(link, liveClicks(link), now.getTime())) continue
+      // a quarantined link is passed over: the campaign's visitor gets one of its other links
+      if (!link || link.campaignId !== campaignId || link.quarantined || !isActive(link, liveClicks(link), now.getTime())) continue
       const domain = link.domainId ? await cache.domainById(link.domainId) : null
       return serve(req, reply, link, { source: 'rotator', domain, direct: ROTATOR_POLICY, hidden: { link: String(link.id) } })
     }

@@ -194,6 +194,14 @@ describe('blocklist', () => {
       expectPage(await visit(t, '/q-cached'), 451)
     })
 
+    it('the campaign rotator passes over a quarantined link', async () => {
+      const cid = (await bob.api.post('/api/campaign/add', { name: 'Rotation', slug: 'q-rotation' })).json().id
+      await linkOf(bob, 'https://rotated-bad.example/', { campaign: cid })
+      await linkOf(bob, 'https://example.com/rotated-good', { campaign: cid })
+      await add('domain', 'rotated-bad.example')
+      for (let i = 0; i < 10; i++) expectRedirect(await visit(t, '/r/q-rotation'), 302, 'https://example.com/rotated-good')
+    })
+
     it('deleting an entry keeps the links it quarantined so until released', async () => {
       await linkOf(bob, 'https://gone-soon.example/', { custom: 'q-kept' })
       const id = await add('domain', 'gone-soon.example')
