@@ -200,6 +200,8 @@ const redirect: FastifyPluginAsync = async (app) => {
     const row = await findStatsLink(app.db, domain?.id ?? null, alias)
     const open = row && (row.privacy === 0 || (row.privacy === 2 && row.hash))
     if (!row || !open) return notFoundPage(reply)
+    // the statistics page shows the long URL: not for a link the blocklist matched
+    if (row.quarantined) return quarantinePage(reply, shortUrlOf(domain, row.alias))
     if (row.privacy === 2) {
       const unlocked = hasUnlock(req, app.keys.cookie, 'stats', row.id, row.hash!, Date.now())
       if (!unlocked) {

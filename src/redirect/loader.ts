@@ -173,6 +173,7 @@ export async function findStatsLink(db: Db, domainId: number | null, alias: stri
       title: links.title,
       privacy: links.privacy,
       hash: links.privacyPasswordHash,
+      quarantined: links.quarantined,
       createdAt: links.createdAt,
     })
     .from(links)
