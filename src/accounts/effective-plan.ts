@@ -62,3 +62,10 @@ export function effectivePlanLimit(column: 'max_clicks' | 'retention_days'): SQL
       then (select d.${col} from plans d where d.is_default or d.free order by d.is_default desc, d.id limit 1)
       else ${plans}.${col} end)`
 }
+
+/** A user with the plan that applies to them now, or undefined for an unknown id. */
+export async function findUserWithPlan(db: Db, id: number): Promise<{ user: User; plan: Plan } | undefined> {
+  const [row] = await db.select({ user: users, plan: plans }).from(users).leftJoin(plans, eq(plans.id, users.planId)).where(eq(users.id, id))
+  if (!row) return undefined
+  return effectivePlan(db, row.user, row.plan)
+}

@@ -7,11 +7,13 @@ import { BusyError, hashPassword, verifyGuess } from '../lib/passwords.js'
 import { loginCsrf } from '../http/login-csrf.js'
 import { Throttle } from '../lib/throttle.js'
 import { MINUTE } from '../lib/time.js'
-import { findUserByEmail, findUserWithPlan, presentAccount } from '../resources/admin/users.js'
+import { findUserByEmail, presentAccount } from '../resources/admin/users.js'
+import { findUserWithPlan } from '../accounts/effective-plan.js'
 import { unauthorized } from '../http/errors.js'
-import { csrfTokenFor } from './session.js'
+import { csrfTokenFor } from '../http/session-auth.js'
 import { appShell, sendAsset, SPA_CSP, webRoot } from './static.js'
-import { SESSION_COOKIE, SESSION_TTL, consumeSsoToken, createSession, endSession, sessionUser } from '../resources/admin/sso.js'
+import { consumeSsoToken } from '../resources/admin/sso.js'
+import { SESSION_COOKIE, SESSION_TTL, createSession, endSession, sessionUser } from '../accounts/sessions.js'
 
 const loginBody = z.object({ email: z.string().max(254).default(''), password: z.string().max(1024).default(''), csrf: z.string().max(128).optional() })
 

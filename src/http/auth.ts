@@ -9,7 +9,7 @@ import type { Plan, User } from '../accounts/types.js'
 import { ApiError, forbidden, unauthorized } from './errors.js'
 import { Throttle } from '../lib/throttle.js'
 import { MINUTE } from '../lib/time.js'
-import { authenticateSession, isSessionRequest } from '../dashboard/session.js'
+import { authenticateSession, isSessionRequest } from './session-auth.js'
 
 export interface AuthUser extends User {
   plan: Plan

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser } from 'playwright-core'
-import { createSession, SESSION_COOKIE } from '../../src/resources/admin/sso.js'
+import { createSession, SESSION_COOKIE } from '../../src/accounts/sessions.js'
 import { addLink, hasChromium, launchBrowser, listen } from '../helpers/fixtures.js'
 import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
 import { closeServer, listenLocally } from '../helpers/local-server.js'

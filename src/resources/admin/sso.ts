@@ -1,12 +1,10 @@
 import { and, eq, gt, isNull } from 'drizzle-orm'
 import type { Db } from '../../db/client.js'
-import { sessions, ssoTokens } from '../../db/schema/index.js'
+import { ssoTokens } from '../../db/schema/index.js'
 import { newToken, sha256 } from '../../lib/crypto.js'
-import { DAY, HOUR } from '../../lib/time.js'
+import { HOUR } from '../../lib/time.js'
 
 export const SSO_TTL = HOUR
-export const SESSION_TTL = 7 * DAY
-export const SESSION_COOKIE = 'kurz_session'
 
 /** Issues a single-use login URL; only the token's SHA-256 is stored. */
 export async function issueSsoUrl(db: Db, publicUrl: string, userId: number, createdBy: number): Promise<string> {
@@ -27,23 +25,4 @@ export async function consumeSsoToken(db: Db, token: string): Promise<number | n
     .where(and(eq(ssoTokens.tokenHash, sha256(token)), isNull(ssoTokens.usedAt), gt(ssoTokens.expiresAt, new Date())))
     .returning({ userId: ssoTokens.userId })
   return row?.userId ?? null
-}
-
-export async function createSession(db: Db, userId: number): Promise<string> {
-  const token = newToken()
-  await db.insert(sessions).values({ tokenHash: sha256(token), userId, expiresAt: new Date(Date.now() + SESSION_TTL) })
-  return token
-}
-
-export async function sessionUser(db: Db, token: string | undefined): Promise<number | null> {
-  if (!token || !/^[A-Za-z0-9_-]{20,100}$/.test(token)) return null
-  const [row] = await db
-    .select({ userId: sessions.userId })
-    .from(sessions)
-    .where(and(eq(sessions.tokenHash, sha256(token)), gt(sessions.expiresAt, new Date())))
-  return row?.userId ?? null
-}
-
-export async function endSession(db: Db, token: string | undefined) {
-  if (token) await db.delete(sessions).where(eq(sessions.tokenHash, sha256(token)))
 }

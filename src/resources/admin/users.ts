@@ -104,12 +104,6 @@ export async function findUser(db: Db | Tx, id: number): Promise<User | undefine
   return row
 }
 
-export async function findUserWithPlan(db: Db, id: number): Promise<{ user: User; plan: Plan } | undefined> {
-  const [row] = await db.select({ user: users, plan: plans }).from(users).leftJoin(plans, eq(plans.id, users.planId)).where(eq(users.id, id))
-  if (!row) return undefined
-  return effectivePlan(db, row.user, row.plan)
-}
-
 export async function findUserByEmail(db: Db, email: string): Promise<User | undefined> {
   const [row] = await db.select().from(users).where(sql`lower(${users.email}) = lower(${email})`)
   return row

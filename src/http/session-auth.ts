@@ -1,9 +1,9 @@
 import type { FastifyRequest } from 'fastify'
 import { hmac, safeEqual, sha256 } from '../lib/crypto.js'
 import type { Keys } from '../lib/crypto.js'
-import { forbidden, unauthorized } from '../http/errors.js'
-import { findUserWithPlan } from '../resources/admin/users.js'
-import { SESSION_COOKIE, sessionUser } from '../resources/admin/sso.js'
+import { forbidden, unauthorized } from './errors.js'
+import { findUserWithPlan } from '../accounts/effective-plan.js'
+import { SESSION_COOKIE, sessionUser } from '../accounts/sessions.js'
 
 export const CSRF_HEADER = 'x-csrf-token'
 
