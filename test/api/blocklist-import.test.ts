@@ -42,7 +42,14 @@ describe('blocklist:import', { timeout: 120_000 }, () => {
       const database = await testDatabase()
       await database.handle.close()
       env.DATABASE_URL = database.url!
-      drop = database.drop
+      // the handle is closed already; only the database goes
+      drop = async () => {
+        const pg = (await import('pg')).default
+        const c = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL })
+        await c.connect()
+        await c.query(`drop database if exists ${new URL(database.url!).pathname.slice(1)} with (force)`)
+        await c.end()
+      }
     }
     writeFileSync(join(dir, 'hosts.txt'), HOSTS)
     writeFileSync(join(dir, 'plain.txt'), PLAIN)
