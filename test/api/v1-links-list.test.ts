@@ -360,6 +360,17 @@ describe('GET /api/v1/links', () => {
         expect(res.json().meta.total).toBe(0)
       }
     })
+    it('campaign (extension) filters by campaign; another account’s campaign matches nothing', async () => {
+      const camp = await a.api.post('/api/campaign/add', { name: 'Spring' })
+      expect(camp.statusCode).toBe(200)
+      const full = rows[6]
+      expect((await a.api.post(`/api/campaign/${camp.json().id}/assign/${full.id}`)).statusCode).toBe(200)
+      expect(aliases(await a.api.get(`/api/v1/links?campaign=${camp.json().id}`))).toEqual(['full'])
+      const other = await b.api.get(`/api/v1/links?campaign=${camp.json().id}`)
+      expect(other.statusCode).toBe(200)
+      expect(other.json().meta.total).toBe(0)
+      expect((await a.api.get('/api/v1/links?campaign=abc')).statusCode).toBe(422)
+    })
     it.each(['space', 'domain', 'pixel'])('%s must be an id', async (name) => {
       for (const v of ['abc', '0', '1.5']) {
         const res = await a.api.get(`/api/v1/links?${name}=${v}`)

@@ -35,6 +35,7 @@ export async function listLinks(db: Db, userId: number, q: ListQuery, now = new 
     )
   }
   if (q.domain !== undefined) where.push(eq(links.domainId, q.domain))
+  if (q.campaign !== undefined) where.push(eq(links.campaignId, q.campaign))
   if (q.pixel !== undefined) {
     where.push(
       exists(db.select({ one: sql`1` }).from(linkPixels).where(and(eq(linkPixels.pixelId, q.pixel), eq(linkPixels.linkId, links.id)))),

@@ -38,12 +38,14 @@ export const listQuery = z.object({
   space: blankless(intParam('space', 1, MAX_ID)),
   domain: blankless(intParam('domain', 1, MAX_ID)),
   pixel: blankless(intParam('pixel', 1, MAX_ID)),
+  /** extension: the campaign a link is in (the dashboard's campaign filter) */
+  campaign: blankless(intParam('campaign', 1, MAX_ID)),
   sort: blankless(choice('sort', ['desc', 'asc', 'max', 'min'] as const)).default('desc'),
   per_page: blankless(intParam('per_page', 10, 100)).default(10),
   page: blankless(intParam('page', 1, 1_000_000_000)).default(1),
 })
 export type ListQuery = z.output<typeof listQuery>
-export const LIST_PARAMS = ['search', 'by', 'status', 'space', 'domain', 'pixel', 'sort', 'per_page'] as const
+export const LIST_PARAMS = ['search', 'by', 'status', 'space', 'domain', 'pixel', 'campaign', 'sort', 'per_page'] as const
 
 export const idParams = z.object({ id: pathId })
 

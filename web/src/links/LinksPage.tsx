@@ -33,11 +33,12 @@ export function LinksPage() {
     sort: params.get('sort') ?? 'desc',
     domain: params.get('domain') ?? '',
     space: params.get('channel') ?? '',
+    campaign: params.get('campaign') ?? '',
     page: Number(params.get('page') ?? '1') || 1,
   }
   const [search, setSearch] = useState(q.search)
   const list = useLoad(
-    () => api.get<V1List>(`/api/v1/links${qs({ search: q.search, by: q.by, sort: q.sort, domain: q.domain, space: q.space, per_page: PER_PAGE, page: q.page })}`),
+    () => api.get<V1List>(`/api/v1/links${qs({ search: q.search, by: q.by, sort: q.sort, domain: q.domain, space: q.space, campaign: q.campaign, per_page: PER_PAGE, page: q.page })}`),
     [params.toString()],
   )
   const set = (patch: Record<string, string>) => {
@@ -76,7 +77,7 @@ export function LinksPage() {
     }
   }
 
-  const filtered = !!(q.search || q.domain || q.space)
+  const filtered = !!(q.search || q.domain || q.space || q.campaign)
   const data = list.data
   const health = useLinkHealth(data?.data.map((l) => l.id) ?? [])
   return (
@@ -149,6 +150,18 @@ export function LinksPage() {
             <select id={id} value={q.space} onChange={(e) => set({ channel: e.target.value })}>
               <option value="">All channels</option>
               {options.data?.channels.map((c) => (
+                <option key={c.id} value={c.id}>
+                  {c.name}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field label="Campaign filter">
+          {(id) => (
+            <select id={id} value={q.campaign} onChange={(e) => set({ campaign: e.target.value })}>
+              <option value="">All campaigns</option>
+              {options.data?.campaigns.map((c) => (
                 <option key={c.id} value={c.id}>
                   {c.name}
                 </option>
