@@ -28,7 +28,7 @@ describe.skipIf(!mounted)('starting on a full disk', () => {
 
   it('exits 1 with one sentence naming DATA_DIR and the full disk, no stack', async () => {
     const dataDir = join(mountPoint, 'data')
-    const env = { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn' }
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn' }
     for (const name of ['DATABASE_URL', 'REDIS_URL', 'ADMIN_EMAIL', 'ADMIN_API_KEY', 'SECRET_KEY', 'PUBLIC_URL', 'TRUST_PROXY']) delete env[name]
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
     let stderr = ''

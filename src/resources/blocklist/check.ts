@@ -1,20 +1,11 @@
 import type { Db, Tx } from '../../db/client.js'
 import { badRequest } from '../../http/errors.js'
-import { bad } from '../links/checks.js'
-import type { LinkInput } from '../links/model.js'
-import { destinations } from '../links/self-loop.js'
 import type { Entry } from './match.js'
 import { findBlocked } from './repo.js'
 
 /** What a refusal says: which entry matched, so an honest user knows what to change. */
 export const blockedReason = (entry: Entry) =>
   entry.type === 'domain' ? `is refused: ${entry.value} is on this service's blocklist.` : `is refused: it contains "${entry.value}", which is on this service's blocklist.`
-
-/** A link write (any door): the first URL field of the input that a blocklist entry matches is a 400 naming it. */
-export async function refuseBlockedLink(db: Db | Tx, input: LinkInput): Promise<void> {
-  const hit = await findBlocked(db, destinations(input))
-  if (hit) throw bad(hit.item.field.key, blockedReason(hit.entry), hit.item.field.path)
-}
 
 /** Other resources' URL fields (QR data, domain redirects): a 400 naming the field as sent. */
 export async function refuseBlocked(db: Db | Tx, fields: { field: string; url: string | null | undefined }[]): Promise<void> {

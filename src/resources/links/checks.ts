@@ -11,6 +11,9 @@ import { findOwnedPageOfAnyKind } from '../pages/repo.js'
 import { findOwnedPixelIds } from '../pixels/repo.js'
 import type { LinkField, LinkInput } from './model.js'
 import { countLinks, type Link } from './repo.js'
+import { destinations } from './self-loop.js'
+import { blockedReason } from '../blocklist/check.js'
+import { findBlocked } from '../blocklist/repo.js'
 
 /*
  * The link write service's rules that need the database: what the caller owns, what their plan
@@ -150,3 +153,9 @@ export function aliasTaken(err: unknown): boolean {
 }
 
 export const takenError = (alias: string) => fieldError(409, { key: 'alias' }, `"${alias}" is already taken on that domain; choose another alias.`)
+
+/** A link write (any door): the first URL field of the input that a blocklist entry matches is a 400 naming it. */
+export async function refuseBlockedLink(db: Db | Tx, input: LinkInput): Promise<void> {
+  const hit = await findBlocked(db, destinations(input))
+  if (hit) throw bad(hit.item.field.key, blockedReason(hit.entry), hit.item.field.path)
+}

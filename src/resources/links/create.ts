@@ -12,7 +12,7 @@ import { writeRelations } from './relations.js'
 import type { Link } from './repo.js'
 import { refuseSelfLoops } from './self-loop.js'
 import { requireCreateRoom } from './create-limit.js'
-import { refuseBlockedLink } from '../blocklist/check.js'
+import { refuseBlockedLink } from './checks.js'
 import { enqueueLinkEvent, wantsEvent } from '../webhooks/outbox.js'
 import { heldByHistory } from './alias-history.js'
 

@@ -12,7 +12,7 @@ import type { LinkInput } from './model.js'
 import { writeRelations } from './relations.js'
 import { lockOwnedLink, pixelIdsOf, targetKinds, targetsOfKind, type Link } from './repo.js'
 import { refuseSelfLoops } from './self-loop.js'
-import { refuseBlockedLink } from '../blocklist/check.js'
+import { refuseBlockedLink } from './checks.js'
 import { enqueueLinkEvent } from '../webhooks/outbox.js'
 import { heldByHistory, keepOldAlias } from './alias-history.js'
 
