@@ -41,7 +41,10 @@ describe('SSO login URLs', () => {
     expect(cookie).not.toMatch(/Secure/)
     const dash = await t.app.inject({ method: 'GET', url: '/dashboard', headers: { cookie: cookiesOf(res) } })
     expect(dash.statusCode).toBe(200)
-    expect(dash.body).toContain(u.user.username)
+    // /dashboard is the single-page app now: the session it runs on is this user's
+    const session = await t.app.inject({ method: 'GET', url: '/api/session', headers: { cookie: cookiesOf(res) } })
+    expect(session.statusCode).toBe(200)
+    expect(session.json().user).toMatchObject({ id: u.user.id, username: u.user.username, email: u.user.email })
     // the session is stored hashed too
     const token = cookie.split(';')[0].split('=')[1]
     const [row] = await t.app.db.select().from(sessions).where(eq(sessions.userId, u.user.id))
