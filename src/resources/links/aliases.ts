@@ -8,6 +8,8 @@ import { customAlphabet } from 'nanoid'
 export const RESERVED_ALIASES = [
   'api', 'links', 'r', 'u', 'q', 'qr', 'sso', 'login', 'logout', 'dashboard', 'static',
   'healthz', 'readyz', 'favicon.ico', 'robots.txt',
+  // routes added after DECISIONS §4's list: a link there would be shadowed by the route
+  'docs', 'metrics', 'openapi.json',
 ] as const
 
 const RESERVED = new Set<string>(RESERVED_ALIASES)
