@@ -18,6 +18,7 @@ export const CLICK_COLUMNS = ['date', 'country', 'referrer', 'browser', 'os', 'd
 
 interface LinkRow {
   id: number
+  cursor: string
   alias: string
   url: string
   title: string | null
@@ -34,16 +35,17 @@ interface LinkRow {
 /** The caller's links, oldest first; `channels` are the names of the link's channels joined with `|`. */
 export async function* linksCsv(db: Db, publicUrl: string, userId: number): AsyncGenerator<string> {
   yield csvLine(LINK_COLUMNS)
-  let after = 0
+  // keyset on (created_at, id), the order of the owner's index: by id alone, every page sorted all the owner's links
+  let cursor: { ts: string; id: number } | null = null
   for (;;) {
-    const rows = rowsOf<LinkRow>(
-      await db.execute(sql`select l.id, l.alias, l.url, l.title, l.description, l.clicks, l.unique_clicks, l.created_at, l.expires_at,
+    const rows: LinkRow[] = rowsOf<LinkRow>(
+      await db.execute(sql`select l.id, l.created_at::text as cursor, l.alias, l.url, l.title, l.description, l.clicks, l.unique_clicks, l.created_at, l.expires_at,
           d.domain, c.name as campaign,
           (select string_agg(ch.name, '|' order by ch.name) from channel_items ci join channels ch on ch.id = ci.channel_id
             where ci.item_type = 'links' and ci.item_id = l.id) as channels
         from links l left join domains d on d.id = l.domain_id left join campaigns c on c.id = l.campaign_id
-        where l.user_id = ${userId} and l.id > ${after}
-        order by l.id limit ${PAGE}`),
+        where l.user_id = ${userId} ${cursor ? sql`and (l.created_at, l.id) > (${cursor.ts}::timestamptz, ${cursor.id})` : sql``}
+        order by l.created_at, l.id limit ${PAGE}`),
     )
     if (rows.length === 0) return
     let chunk = ''
@@ -65,7 +67,8 @@ export async function* linksCsv(db: Db, publicUrl: string, userId: number): Asyn
       ])
     }
     yield chunk
-    after = rows[rows.length - 1].id
+    const last = rows[rows.length - 1]
+    cursor = { ts: last.cursor, id: Number(last.id) }
   }
 }
 
