@@ -14,8 +14,9 @@ const bad = (schema: z.ZodType, v: unknown) => {
 }
 
 describe('pathId', () => {
-  it.each([['1', 1], ['42', 42], ['2147483647', 2147483647], ['007', 7]])('%s → %i', (v, n) => expect(ok(pathId, v)).toBe(n))
-  it.each(['0', '-1', 'abc', '2147483648', '99999999999999999999', '1.5', '1e3', '', ' 1', '0x1f'])('refuses %j', (v) => {
+  it.each([['1', 1], ['42', 42], ['2147483647', 2147483647]])('%s → %i', (v, n) => expect(ok(pathId, v)).toBe(n))
+  // a leading zero names no object: /api/url/01 is not /api/url/1 (issue 13 item 9)
+  it.each(['007', '01', '0', '-1', 'abc', '2147483648', '99999999999999999999', '1.5', '1e3', '', ' 1', '0x1f'])('refuses %j', (v) => {
     bad(pathId, v)
   })
 })
