@@ -78,6 +78,14 @@ export interface Deps {
 
 const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops
 
+/**
+ * A request id without a random draw per request: random once per process, then a counter, in the
+ * 36-character form of a UUID that log readers and clients already expect.
+ */
+const idPrefix = randomUUID().slice(0, 24)
+let idCounter = 0
+const nextRequestId = () => idPrefix + (idCounter++ % 0x1000000000000).toString(16).padStart(12, '0')
+
 export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: {
@@ -93,7 +101,7 @@ export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promis
     requestTimeout: 60_000,
     genReqId: (req) => {
       const given = req.headers['x-request-id']
-      return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID()
+      return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : nextRequestId()
     },
     routerOptions: { maxParamLength: 2048 },
   })
@@ -146,13 +154,13 @@ export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promis
   app.addHook('onReady', async () => app.healthChecker.start())
   // added after the clicks' hook, so it runs first: no check writes once the database is closing
   app.addHook('onClose', async () => app.healthChecker.close())
-  app.addHook('onSend', async (req, reply, payload) => {
-    reply.header('x-request-id', req.id)
-    return payload
-  })
 
   app.setValidatorCompiler(validatorCompiler)
-  app.setErrorHandler(errorHandler)
+  // the request id goes out where someone may quote it: API answers (their scope's hook) and errors
+  app.setErrorHandler(function (err, req, reply) {
+    reply.header('x-request-id', req.id)
+    return errorHandler.call(this, err, req, reply)
+  })
   app.setNotFoundHandler(notFoundHandler)
   registerBodyParsers(app)
   await app.register(cookie)
@@ -163,6 +171,10 @@ export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promis
 
   // Everything behind an API key: authenticate first, then each interface's own rate budget.
   await app.register(async (api) => {
+    api.addHook('onRequest', (req, reply, done) => {
+      reply.header('x-request-id', req.id)
+      done()
+    })
     api.addHook('onRequest', authenticate)
     await api.register(async (management) => {
       await registerRateLimit(management, { max: config.rateLimit.max, sessionMax: config.rateLimit.dashboardMax, name: 'api' })

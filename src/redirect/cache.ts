@@ -5,8 +5,7 @@ import type { Db } from '../db/client.js'
 import type { LiveClicks } from '../clicks/live-clicks.js'
 import { InvalidationBus } from './invalidation.js'
 import {
-  findDomainByHost, findDomainById, findLinkRowByAnyAlias, findLinkRowById, loadServeLink, storedClicks,
-  type LinkRow, type ServeDomain, type ServeLink,
+  findDomainByHost, findDomainById, loadLinkByAlias, loadLinkById, toServeLink, type LoadedLink, type ServeDomain, type ServeLink,
 } from './loader.js'
 
 const LINK_TTL = 5 * 60_000
@@ -54,6 +53,10 @@ export class LinkCache {
   /** bumped by every invalidation: a load that raced one is served but not cached */
   private generation = 0
   private readonly bus: InvalidationBus
+  private hits = 0
+  /** Host header as sent → as domains are stored */
+  private readonly servedHosts = new Map<string, string>()
+  private misses = 0
 
   constructor(private readonly o: LinkCacheOptions) {
     this.bus = new InvalidationBus(o.redis, o.log)
@@ -107,7 +110,12 @@ export class LinkCache {
 
   /** The branded domain answering on this Host, or null for the default domain (any other host). */
   async domainFor(host: string): Promise<ServeDomain | null> {
-    const h = servedHost(host)
+    let h = this.servedHosts.get(host)
+    if (h === undefined) {
+      // a few hosts make all traffic; a flood of made-up ones only empties this map now and then
+      if (this.servedHosts.size >= 10_000) this.servedHosts.clear()
+      this.servedHosts.set(host, (h = servedHost(host)))
+    }
     if (h === this.o.defaultHost || h === '') return null
     const cached = this.hosts.get(h)
     if (cached !== undefined) return cached || null
@@ -127,22 +135,36 @@ export class LinkCache {
   async byAlias(domainId: number | null, alias: string): Promise<ServeLink | null> {
     const key = `${domainId ?? 0}|${alias}`
     const hit = this.links.get(key)
-    if (hit) return hit
-    return this.load(key, () => findLinkRowByAnyAlias(this.o.db, domainId, alias))
+    if (hit) {
+      this.hits++
+      return hit
+    }
+    this.misses++
+    return this.load(key, () => loadLinkByAlias(this.o.db, domainId, alias))
   }
 
   /** A link by id (campaign rotator). */
   async byId(id: number): Promise<ServeLink | null> {
     for (const key of this.keysById.get(id) ?? []) {
       const hit = this.links.get(key)
-      if (hit && hit.alias === key.slice(key.indexOf('|') + 1)) return hit
+      if (hit && hit.alias === key.slice(key.indexOf('|') + 1)) {
+        this.hits++
+        return hit
+      }
     }
-    const row = await findLinkRowById(this.o.db, id)
+    this.misses++
+    const row = await loadLinkById(this.o.db, id)
     if (!row) return null
-    return this.load(`${row.domainId ?? 0}|${row.alias}`, async () => row)
+    // the live count is read afresh under the cache's key, as a load by alias would
+    return this.load(`${row.domainId ?? 0}|${row.alias}`, () => loadLinkById(this.o.db, id))
   }
 
-  private load(key: string, find: () => Promise<LinkRow | undefined>): Promise<ServeLink | null> {
+  /** Lookups answered from memory and from the database since start, and links held now (/metrics). */
+  stats(): { hits: number; misses: number; size: number } {
+    return { hits: this.hits, misses: this.misses, size: this.links.size }
+  }
+
+  private load(key: string, find: () => Promise<LoadedLink | undefined>): Promise<ServeLink | null> {
     let p = this.loading.get(key)
     if (!p) {
       const generation = this.generation
@@ -162,11 +184,20 @@ export class LinkCache {
     return p
   }
 
-  private async build(find: () => Promise<LinkRow | undefined>): Promise<ServeLink | null> {
-    const row = await find()
+  /**
+   * One query reads the link with its stored counter; it runs inside LiveClicks.count, which
+   * repeats it if a click batch committed meanwhile, so the counter and the buffered clicks added
+   * to it agree. The link's id is known only once the row is read, hence its buffered clicks are
+   * added here (count is asked for link 0, which has none), with nothing awaited in between.
+   */
+  private async build(find: () => Promise<LoadedLink | undefined>): Promise<ServeLink | null> {
+    let row: LoadedLink | undefined
+    const stored = await this.o.liveClicks.count(0, async () => {
+      row = await find()
+      return row?.clicks ?? 0
+    })
     if (!row) return null
-    const { db, liveClicks } = this.o
-    return loadServeLink(db, row, (id) => liveClicks.count(id, () => storedClicks(db, id)))
+    return toServeLink(row, stored + this.o.liveClicks.pendingOf(row.id))
   }
 
   private dropLink(linkId: number) {

@@ -45,8 +45,16 @@ function formField(body: unknown, name: string): string | undefined {
   return typeof v === 'string' ? v : undefined
 }
 
-/** The schemes a link can send a visitor to, for the CSP of its password form (never the URLs). */
+const schemesOf = new WeakMap<ServeLink, string[]>()
+
+/** The schemes a link can send a visitor to, for the CSP of its password form (never the URLs); once per cached link. */
 function destinationSchemes(link: ServeLink): string[] {
+  let schemes = schemesOf.get(link)
+  if (!schemes) schemesOf.set(link, (schemes = schemesIn(link)))
+  return schemes
+}
+
+function schemesIn(link: ServeLink): string[] {
   const urls = [link.url, link.deepLink?.apple, link.deepLink?.google, ...link.targets.rotation]
   for (const list of [link.targets.device, link.targets.geo, link.targets.language]) for (const t of list) urls.push(t.url)
   const schemes = new Set<string>()
@@ -75,6 +83,19 @@ const redirect: FastifyPluginAsync = async (app) => {
   const config = app.config
 
   const shortUrlOf = (domain: { origin: string } | null, alias: string) => `${domain ? domain.origin : config.publicUrl}/${alias}`
+  // one link is served on one domain, so its short URL and direct answer are worked out once per cached link
+  const shortUrls = new WeakMap<ServeLink, string>()
+  const shortUrlOfLink = (domain: { origin: string } | null, link: ServeLink) => {
+    let u = shortUrls.get(link)
+    if (u === undefined) shortUrls.set(link, (u = shortUrlOf(domain, link.alias)))
+    return u
+  }
+  const policies = new WeakMap<ServeLink, DirectPolicy>()
+  const policyOf = (link: ServeLink) => {
+    let p = policies.get(link)
+    if (!p) policies.set(link, (p = directPolicy(link, config.redirect.status)))
+    return p
+  }
 
   /** Off the response path: a synchronous push. HEAD is never counted; bots are bot hits. */
   function record(req: FastifyRequest, link: ServeLink, visitor: Visitor, source: VisitOptions['source'], rotation?: number) {
@@ -173,7 +194,7 @@ const redirect: FastifyPluginAsync = async (app) => {
         return crawlerPage(reply, link, shortUrlOf(o.domain, link.alias), withParameters(link.url, '', link.parameters))
       case 'go':
         record(req, link, visitor, o.source, outcome.rotation)
-        return sendDestination(reply, link, outcome.url, shortUrlOf(o.domain, link.alias), o.direct)
+        return sendDestination(reply, link, outcome.url, shortUrlOfLink(o.domain, link), o.direct)
     }
   }
 
@@ -186,7 +207,7 @@ const redirect: FastifyPluginAsync = async (app) => {
     const domain = await cache.domainFor(req.host)
     const link = ALIAS.test(alias) ? await cache.byAlias(domain?.id ?? null, alias) : null
     if (!link) return domain?.redirect404 ? redirectTo(reply, 302, safeUrl(domain.redirect404)) : notFoundPage(reply)
-    return serve(req, reply, link, { source: 'link', domain, direct: directPolicy(link, config.redirect.status) })
+    return serve(req, reply, link, { source: 'link', domain, direct: policyOf(link) })
   }
 
   /**

@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, isNull, or, sql } from 'drizzle-orm'
+import { and, eq, getTableColumns, gt, isNull, or, sql } from 'drizzle-orm'
 import type { Db } from '../db/client.js'
 import { campaigns, domains, linkAliases, linkPixels, links, linkTargets, pages, pixels, type PixelType } from '../db/schema/index.js'
 import type { ResolvableLink } from './resolve.js'
@@ -71,59 +71,65 @@ export async function findDomainById(db: Db, id: number): Promise<ServeDomain | 
 const onDomain = (domainId: number | null, alias: string) =>
   sql`coalesce(${links.domainId}, 0) = ${domainId ?? 0} and ${links.alias} = ${alias}`
 
-/** A link row by its domain (null = default) and alias, case-sensitive. */
-export async function findLinkRow(db: Db, domainId: number | null, alias: string): Promise<LinkRow | undefined> {
-  const [row] = await db.select().from(links).where(onDomain(domainId, alias))
-  return row
+// spelled out qualified: drizzle writes a single table's columns unqualified, which inside these
+// subqueries would name the subquery's own columns
+const linkId = sql.raw('"links"."id"')
+
+/** The link's targets, pixels and page as JSON, computed by the database beside the link row. */
+const extras = {
+  targets: sql<{ kind: string; key: string | null; match: string | null; url: string }[]>`(
+    select coalesce(json_agg(json_build_object('kind', t.kind, 'key', t.key, 'match', t.match, 'url', t.url) order by t.position, t.id), '[]'::json)
+    from ${linkTargets} t where t.link_id = ${linkId})`,
+  pixels: sql<{ id: number; type: PixelType; tag: string }[]>`(
+    select coalesce(json_agg(json_build_object('id', p.id, 'type', p.type, 'tag', p.tag) order by p.id), '[]'::json)
+    from ${linkPixels} lp join ${pixels} p on p.id = lp.pixel_id where lp.link_id = ${linkId})`,
+  page: sql<PageJson | null>`(
+    select json_build_object('id', g.id, 'userId', g.user_id, 'kind', g.kind, 'name', g.name, 'overlayType', g.overlay_type,
+      'title', g.title, 'message', g.message, 'imageUrl', g.image_url, 'buttonLabel', g.button_label, 'buttonUrl', g.button_url,
+      'countdown', g.countdown, 'settings', g.settings, 'createdAt', g.created_at, 'updatedAt', g.updated_at)
+    from ${pages} g where g.id = "links"."page_id")`,
 }
+
+type PageJson = Omit<Page, 'createdAt' | 'updatedAt'> & { createdAt: string; updatedAt: string }
+
+/** A link row with everything served from it, as one query answers it. */
+export type LoadedLink = LinkRow & { targets: (typeof extras.targets)['_']['type']; pixels: (typeof extras.pixels)['_']['type']; page: PageJson | null }
+
+/** json from PGlite or pg: parsed already, or (some drivers) still text */
+const json = <T>(v: T | string): T => (typeof v === 'string' ? (JSON.parse(v) as T) : v)
 
 /**
- * The link an alias serves on a domain: its own alias first, else an earlier alias of a link
- * (alias history, DECISIONS §10.5). The second lookup runs only on a miss of the first.
+ * A cache miss in one round trip: the link an alias serves (its own alias first, else an earlier
+ * alias of a link, DECISIONS §10.5) with its targets, pixels, page and stored click counter.
  */
-export async function findLinkRowByAnyAlias(db: Db, domainId: number | null, alias: string): Promise<LinkRow | undefined> {
-  const row = await findLinkRow(db, domainId, alias)
-  if (row) return row
-  const [old] = await db
-    .select({ link: links })
-    .from(linkAliases)
-    .innerJoin(links, eq(links.id, linkAliases.linkId))
-    .where(sql`coalesce(${linkAliases.domainId}, 0) = ${domainId ?? 0} and ${linkAliases.alias} = ${alias}`)
-  return old?.link
+export async function loadLinkByAlias(db: Db, domainId: number | null, alias: string): Promise<LoadedLink | undefined> {
+  const d = domainId ?? 0
+  const [row] = await db
+    .select({ ...getTableColumns(links), ...extras })
+    .from(links)
+    .where(
+      sql`${linkId} = coalesce(
+        (select l2.id from ${links} l2 where coalesce(l2.domain_id, 0) = ${d} and l2.alias = ${alias}),
+        (select a.link_id from ${linkAliases} a where coalesce(a.domain_id, 0) = ${d} and a.alias = ${alias} limit 1))`,
+    )
+  return row as LoadedLink | undefined
 }
 
-export async function findLinkRowById(db: Db, id: number): Promise<LinkRow | undefined> {
-  const [row] = await db.select().from(links).where(eq(links.id, id))
-  return row
+/** The same by link id (campaign rotator). */
+export async function loadLinkById(db: Db, id: number): Promise<LoadedLink | undefined> {
+  const [row] = await db.select({ ...getTableColumns(links), ...extras }).from(links).where(eq(links.id, id))
+  return row as LoadedLink | undefined
 }
 
-/** The human clicks stored for a link (its counter). */
-export async function storedClicks(db: Db, linkId: number): Promise<number> {
-  const [row] = await db.select({ clicks: links.clicks }).from(links).where(eq(links.id, linkId))
-  return row?.clicks ?? 0
-}
-
-/**
- * A link row with its targets, pixels and page, as served. `countClicks` runs last and nothing is
- * awaited after it, so the caller can cache the result before another click is recorded.
- */
-export async function loadServeLink(db: Db, row: LinkRow, countClicks: (linkId: number) => Promise<number>): Promise<ServeLink> {
-  const [targetRows, pixelRows, pageRows] = await Promise.all([
-    db.select().from(linkTargets).where(eq(linkTargets.linkId, row.id)).orderBy(asc(linkTargets.position), asc(linkTargets.id)),
-    db
-      .select({ id: pixels.id, type: pixels.type, tag: pixels.tag })
-      .from(linkPixels)
-      .innerJoin(pixels, eq(pixels.id, linkPixels.pixelId))
-      .where(eq(linkPixels.linkId, row.id))
-      .orderBy(asc(pixels.id)),
-    row.pageId ? db.select().from(pages).where(eq(pages.id, row.pageId)) : Promise.resolve([] as Page[]),
-  ])
+/** A loaded row → the shape a visit is served from; `clicksBase` is the live count when it was read. */
+export function toServeLink(row: LoadedLink, clicksBase: number): ServeLink {
   const targets: ServeLink['targets'] = { device: [], geo: [], language: [], rotation: [] }
-  for (const t of targetRows) {
+  for (const t of json(row.targets)) {
     if (t.kind === 'rotation') targets.rotation.push(t.url)
-    else targets[t.kind].push({ match: (t.match ?? t.key ?? '').trim(), url: t.url })
+    else if (t.kind === 'device' || t.kind === 'geo' || t.kind === 'language') targets[t.kind].push({ match: (t.match ?? t.key ?? '').trim(), url: t.url })
   }
-  const clicksBase = await countClicks(row.id)
+  const pj = json(row.page)
+  const page: Page | null = pj ? { ...pj, createdAt: new Date(pj.createdAt), updatedAt: new Date(pj.updatedAt) } : null
   return {
     id: row.id,
     userId: row.userId,
@@ -148,8 +154,8 @@ export async function loadServeLink(db: Db, row: LinkRow, countClicks: (linkId: 
     parameters: row.parameters ?? [],
     campaignId: row.campaignId,
     targets,
-    pixels: pixelRows,
-    page: pageRows[0] ?? null,
+    pixels: json(row.pixels),
+    page,
     clicksBase,
     localClicks: 0,
     lastRotation: row.lastRotation,

@@ -16,11 +16,22 @@ export const directPolicy = (link: Pick<ServeLink, 'redirectStatus' | 'cacheTtl'
   cacheTtl: link.cacheTtl,
 })
 
+const cacheControls = new Map<number, string>()
+
+/** `Cache-Control` of a redirect: nothing cached unless the link asked for a lifetime. */
+export function cacheControlOf(cacheTtl: number): string {
+  let v = cacheControls.get(cacheTtl)
+  if (v === undefined) {
+    v = cacheTtl > 0 ? `public, max-age=${cacheTtl}` : 'private, max-age=0'
+    // lifetimes are few in practice; the bound only guards against a flood of distinct ones
+    if (cacheControls.size < 1000) cacheControls.set(cacheTtl, v)
+  }
+  return v
+}
+
 /** The rotator picks at random per visit: a 302 no cache may keep (DECISIONS §5). */
 export const ROTATOR_POLICY: DirectPolicy = { status: 302, cacheTtl: 0 }
 
-/** `Cache-Control` of a redirect: nothing cached unless the link asked for a lifetime. */
-export const cacheControlOf = (cacheTtl: number) => (cacheTtl > 0 ? `public, max-age=${cacheTtl}` : 'private, max-age=0')
 
 /** A redirect: the Location is already safe (visit/url safeUrl); never cached by shared caches unless a ttl is given. */
 export function redirectTo(reply: FastifyReply, status: number, location: string, cacheTtl = 0) {
@@ -30,7 +41,16 @@ export function redirectTo(reply: FastifyReply, status: number, location: string
 /** The page a visit that reached its destination is answered with (DECISIONS §5 step 7). */
 export type DestinationPage = 'direct' | 'frame' | 'splash' | 'overlay' | 'pixels'
 
+// a cached link is one object until it is reloaded, and nothing a page kind depends on changes in it
+const pageOf = new WeakMap<ServeLink, DestinationPage>()
+
 export function destinationPage(link: ServeLink): DestinationPage {
+  let page = pageOf.get(link)
+  if (page === undefined) pageOf.set(link, (page = pageKind(link)))
+  return page
+}
+
+function pageKind(link: ServeLink): DestinationPage {
   switch (link.type) {
     case 'frame':
       return 'frame'
