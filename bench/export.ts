@@ -24,8 +24,9 @@ const { user, apiKey } = await createUser(app.db, app.keys, { email: 'bench@exam
 console.error(`· seeding ${ROWS} links and ${ROWS} click rows`)
 for (let from = 0; from < ROWS; from += 100_000) {
   const to = Math.min(ROWS, from + 100_000)
-  await app.db.execute(sql`insert into links (user_id, alias, url, title, clicks)
-    select ${user.id}::int, 'b' || g, 'https://example.com/page/' || g || '?utm_source=bench', 'Title, "quoted" ' || g, g % 1000
+  await app.db.execute(sql`insert into links (user_id, alias, url, title, clicks, created_at)
+    select ${user.id}::int, 'b' || g, 'https://example.com/page/' || g || '?utm_source=bench', 'Title, "quoted" ' || g, g % 1000,
+      now() - interval '1 year' + (g || ' seconds')::interval
     from generate_series(${from}::int, ${to - 1}::int) g`)
   await app.db.execute(sql`insert into clicks (link_id, source, created_at, country, referrer, browser, os, device, language, bot, visitor_hash)
     select (select min(id) from links), 'link', now() - (g || ' seconds')::interval, 'DE', 'news.example.org', 'Chrome', 'Windows', null, 'de', g % 10 = 0, md5(g::text)
@@ -39,8 +40,14 @@ const port = (app.server.address() as AddressInfo).port
 async function measure(path: string): Promise<void> {
   global.gc?.()
   const before = process.memoryUsage().rss
+  const heapBefore = process.memoryUsage().heapUsed
   let peak = before
-  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20)
+  let heapPeak = heapBefore
+  const sampler = setInterval(() => {
+    const m = process.memoryUsage()
+    peak = Math.max(peak, m.rss)
+    heapPeak = Math.max(heapPeak, m.heapUsed)
+  }, 20)
   const t0 = performance.now()
   const { bytes, lines } = await new Promise<{ bytes: number; lines: number }>((done, fail) => {
     http.get({ port, path, headers: { authorization: `Bearer ${apiKey}` } }, (res) => {
@@ -56,7 +63,7 @@ async function measure(path: string): Promise<void> {
   })
   clearInterval(sampler)
   const s = (performance.now() - t0) / 1000
-  console.log(`${path.padEnd(36)} ${lines - 1} rows, ${mb(bytes)} in ${s.toFixed(1)} s; RSS before ${mb(before)}, peak ${mb(peak)} (+${mb(peak - before)})`)
+  console.log(`${path.padEnd(36)} ${lines - 1} rows, ${mb(bytes)} in ${s.toFixed(1)} s; RSS before ${mb(before)}, peak ${mb(peak)} (+${mb(peak - before)}); JS heap peak +${mb(heapPeak - heapBefore)}`)
 }
 
 await measure('/api/urls/export')

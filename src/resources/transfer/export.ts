@@ -35,7 +35,8 @@ interface LinkRow {
 /** The caller's links, oldest first; `channels` are the names of the link's channels joined with `|`. */
 export async function* linksCsv(db: Db, publicUrl: string, userId: number): AsyncGenerator<string> {
   yield csvLine(LINK_COLUMNS)
-  // keyset on (created_at, id), the order of the owner's index: by id alone, every page sorted all the owner's links
+  // keyset on (created_at, id), the order of the owner's index: by id alone, every page sorted all the owner's links.
+  // `created_at >=` is what the index can seek on (a row comparison would not use it)
   let cursor: { ts: string; id: number } | null = null
   for (;;) {
     const rows: LinkRow[] = rowsOf<LinkRow>(
@@ -44,7 +45,7 @@ export async function* linksCsv(db: Db, publicUrl: string, userId: number): Asyn
           (select string_agg(ch.name, '|' order by ch.name) from channel_items ci join channels ch on ch.id = ci.channel_id
             where ci.item_type = 'links' and ci.item_id = l.id) as channels
         from links l left join domains d on d.id = l.domain_id left join campaigns c on c.id = l.campaign_id
-        where l.user_id = ${userId} ${cursor ? sql`and (l.created_at, l.id) > (${cursor.ts}::timestamptz, ${cursor.id})` : sql``}
+        where l.user_id = ${userId} ${cursor ? sql`and l.created_at >= ${cursor.ts}::timestamptz and (l.created_at > ${cursor.ts}::timestamptz or l.id > ${cursor.id})` : sql``}
         order by l.created_at, l.id limit ${PAGE}`),
     )
     if (rows.length === 0) return
@@ -97,7 +98,7 @@ export async function* clicksCsv(db: Db, linkId: number, from: Date | null, to: 
         where link_id = ${linkId}
           ${from ? sql`and created_at >= ${from.toISOString()}` : sql``}
           ${to ? sql`and created_at < ${to.toISOString()}` : sql``}
-          ${cursor ? sql`and (created_at, id) > (${cursor.ts}::timestamptz, ${cursor.id})` : sql``}
+          ${cursor ? sql`and created_at >= ${cursor.ts}::timestamptz and (created_at > ${cursor.ts}::timestamptz or id > ${cursor.id})` : sql``}
         order by created_at, id limit ${PAGE}`),
     )
     if (rows.length === 0) return
