@@ -73,3 +73,48 @@ describe.skipIf(!(await redisUp()))('redirect cache across instances through Red
     expectRedirect(await visit(t, '/local1'), 302, 'https://example.com/v2')
   })
 })
+
+/** One instance: what a miss loads, and the hit rate /metrics reports. */
+describe('redirect cache on one instance', () => {
+  let t: TestApp
+  let pro: TestUser
+
+  beforeAll(async () => {
+    t = await testApp()
+    pro = await t.makeUser({ plan: 'pro' })
+  })
+  afterAll(() => t?.close())
+
+  const counted = async () => {
+    const text = (await t.app.inject({ method: 'GET', url: '/metrics' })).body
+    const n = (result: string) => Number(new RegExp(`^kurz_redirect_cache_lookups_total\\{result="${result}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? NaN)
+    return { hit: n('hit'), miss: n('miss'), ratio: /^kurz_redirect_cache_hit_ratio (\S+)$/m.exec(text)?.[1] }
+  }
+
+  it('counts a first visit as a miss and the next ones as hits in /metrics', async () => {
+    await addLink(pro, { url: 'https://example.com/counted', custom: 'counted1' })
+    const before = await counted()
+    expectRedirect(await visit(t, '/counted1'), 302, 'https://example.com/counted')
+    expectRedirect(await visit(t, '/counted1'), 302, 'https://example.com/counted')
+    expectRedirect(await visit(t, '/counted1'), 302, 'https://example.com/counted')
+    const after = await counted()
+    expect(after.miss - (before.miss || 0)).toBe(1)
+    expect(after.hit - (before.hit || 0)).toBe(2)
+    expect(Number(after.ratio)).toBeGreaterThan(0)
+  })
+
+  it('a miss loads the link with its targets in order, and an earlier alias still serves it', async () => {
+    const id = await addLink(pro, {
+      url: 'https://example.com/web',
+      custom: 'loaded1',
+      devicetarget: [{ device: 'iPhone', link: 'https://example.com/iphone' }],
+      languagetarget: [{ language: 'fr', link: 'https://example.com/fr' }],
+    })
+    expectRedirect(await visit(t, '/loaded1', { headers: { 'user-agent': 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X)' } }), 302, 'https://example.com/iphone')
+    expectRedirect(await visit(t, '/loaded1', { headers: { 'accept-language': 'fr-CH, en;q=0.8' } }), 302, 'https://example.com/fr')
+    const renamed = await pro.api.put(`/api/url/${id}/update`, { url: 'https://example.com/web', custom: 'loaded2' })
+    expect(renamed.statusCode).toBe(200)
+    expectRedirect(await visit(t, '/loaded1', { headers: { 'user-agent': 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X)' } }), 302, 'https://example.com/iphone')
+    expectRedirect(await visit(t, '/loaded2'), 302, 'https://example.com/web')
+  })
+})
