@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import cookie from '@fastify/cookie'
 import { Redis } from 'ioredis'
 import type { Config } from './config.js'
@@ -79,6 +79,42 @@ export interface Deps {
 const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops
 
 /**
+ * A request's logger that becomes a real pino child (with the request id) only when a line is
+ * written at an enabled level: at LOG_LEVEL=warn a visit logs nothing, so it makes none.
+ */
+type Bindings = Parameters<FastifyBaseLogger['child']>[0]
+type ChildLoggerOptions = Parameters<FastifyBaseLogger['child']>[1]
+/** the root logger is pino's, which answers this */
+type RootLogger = FastifyBaseLogger & { isLevelEnabled(level: string): boolean }
+
+class LazyChildLogger {
+  private real: FastifyBaseLogger | null = null
+  constructor(private readonly parent: RootLogger, private readonly bindings: Bindings) {}
+  get level() {
+    return this.parent.level
+  }
+  private line(level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace', args: unknown[]) {
+    if (!this.parent.isLevelEnabled(level)) return
+    this.real ??= this.parent.child(this.bindings)
+    ;(this.real[level] as (...a: unknown[]) => void)(...args)
+  }
+  fatal(...a: unknown[]) { this.line('fatal', a) }
+  error(...a: unknown[]) { this.line('error', a) }
+  warn(...a: unknown[]) { this.line('warn', a) }
+  info(...a: unknown[]) { this.line('info', a) }
+  debug(...a: unknown[]) { this.line('debug', a) }
+  trace(...a: unknown[]) { this.line('trace', a) }
+  silent() {}
+  isLevelEnabled(level: string) {
+    return this.parent.isLevelEnabled(level)
+  }
+  child(bindings: Bindings, opts?: ChildLoggerOptions) {
+    this.real ??= this.parent.child(this.bindings)
+    return this.real.child(bindings, opts)
+  }
+}
+
+/**
  * A request id without a random draw per request: random once per process, then a counter, in the
  * 36-character form of a UUID that log readers and clients already expect.
  */
@@ -104,6 +140,7 @@ export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promis
       return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : nextRequestId()
     },
     routerOptions: { maxParamLength: 2048 },
+    childLoggerFactory: (logger, bindings, opts) => (opts.level ? logger.child(bindings, opts) : (new LazyChildLogger(logger as RootLogger, bindings) as unknown as FastifyBaseLogger)),
   })
 
   const handle = deps.db ?? (await createDb(config.db))
