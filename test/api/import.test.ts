@@ -45,7 +45,7 @@ describe('POST /api/urls/import', () => {
     ['bitly-json', 'bitly.json', { '3qWeRty': { url: 'https://news.example.com/story/1', title: 'Story one', date: '2024-01-15T12:00:00.000Z' }, 'launch-day': { url: 'https://news.example.com/launch', title: 'Launch' } }],
     ['yourls', 'yourls.csv', { ozh: { url: 'http://ozh.org/', title: "Ozh's blog", clicks: 311, date: '2009-09-21T08:01:29.000Z' }, 'yourls-site': { url: 'https://yourls.org/', clicks: 95 } }],
     ['yourls-json', 'yourls.json', { github: { url: 'https://github.com/YOURLS/YOURLS', title: 'YOURLS on GitHub', clicks: 58, date: '2015-06-01T12:00:00.000Z' }, wiki: { clicks: 3 } }],
-    ['shlink', 'shlink.csv', { promo22: { url: 'https://store.example.com/promo?ref=shlink', title: 'Promo 2022', clicks: 240, date: '2022-04-10T10:20:30.000Z' }, docs: { url: 'https://docs.example.com/', clicks: 0 } }],
+    ['shlink', 'shlink.csv', { promo22: { url: 'https://store.example.com/promo?ref=shlink', title: 'Promo 2022', clicks: 240, date: '2022-04-10T10:20:30.000Z' }, handbook: { url: 'https://docs.example.com/', clicks: 0 } }],
     ['shlink-json', 'shlink.json', { 'api-ref': { url: 'https://docs.example.com/api', title: 'API reference', clicks: 12, date: '2023-01-02T03:04:05.000Z' } }],
     ['kutt-json', 'kutt.json', { talk: { url: 'https://slides.example.com/talk', description: 'Conference talk slides', clicks: 77, date: '2021-09-14T16:20:00.000Z' }, repo: { url: 'https://git.example.com/repo', clicks: 5 } }],
   ])('imports %s (%s) keeping aliases, titles, clicks and dates', async (format, file, expected) => {
