@@ -103,22 +103,40 @@ const json = <T>(v: T | string): T => (typeof v === 'string' ? (JSON.parse(v) as
  * alias of a link, DECISIONS §10.5) with its targets, pixels, page and stored click counter.
  */
 export async function loadLinkByAlias(db: Db, domainId: number | null, alias: string): Promise<LoadedLink | undefined> {
-  const d = domainId ?? 0
-  const [row] = await db
-    .select({ ...getTableColumns(links), ...extras })
-    .from(links)
-    .where(
-      sql`${linkId} = coalesce(
-        (select l2.id from ${links} l2 where coalesce(l2.domain_id, 0) = ${d} and l2.alias = ${alias}),
-        (select a.link_id from ${linkAliases} a where coalesce(a.domain_id, 0) = ${d} and a.alias = ${alias} limit 1))`,
-    )
+  const [row] = await queriesOf(db).byAlias.execute({ d: domainId ?? 0, alias })
   return row as LoadedLink | undefined
 }
 
 /** The same by link id (campaign rotator). */
 export async function loadLinkById(db: Db, id: number): Promise<LoadedLink | undefined> {
-  const [row] = await db.select({ ...getTableColumns(links), ...extras }).from(links).where(eq(links.id, id))
+  const [row] = await queriesOf(db).byId.execute({ id })
   return row as LoadedLink | undefined
+}
+
+/** Both loads, built once per database: drizzle's build of ~40 columns and subselects cost more than the query. */
+function buildQueries(db: Db) {
+  const d = sql.placeholder('d')
+  const alias = sql.placeholder('alias')
+  return {
+    byAlias: db
+      .select({ ...getTableColumns(links), ...extras })
+      .from(links)
+      .where(
+        sql`${linkId} = coalesce(
+          (select l2.id from ${links} l2 where coalesce(l2.domain_id, 0) = ${d} and l2.alias = ${alias}),
+          (select a.link_id from ${linkAliases} a where coalesce(a.domain_id, 0) = ${d} and a.alias = ${alias} limit 1))`,
+      )
+      .prepare(''), // unnamed, as the API key lookup: poolers in transaction mode stay fine
+    byId: db.select({ ...getTableColumns(links), ...extras }).from(links).where(eq(links.id, sql.placeholder('id'))).prepare(''),
+  }
+}
+
+const queries = new WeakMap<Db, ReturnType<typeof buildQueries>>()
+
+function queriesOf(db: Db) {
+  let q = queries.get(db)
+  if (!q) queries.set(db, (q = buildQueries(db)))
+  return q
 }
 
 /** A loaded row → the shape a visit is served from; `clicksBase` is the live count when it was read. */
