@@ -26,6 +26,8 @@ async function main() {
     ADMIN_PASSWORD: 'screenshots',
     ADMIN_API_KEY: ADMIN_KEY,
     RATE_LIMIT_MAX: '100000',
+    // no network here: a checker would mark every example destination broken
+    HEALTH_CHECK_INTERVAL: '0',
   })
   const app = await buildApp(config)
   await app.listen({ port: 0, host: '127.0.0.1' })
