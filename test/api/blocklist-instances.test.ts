@@ -1,33 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
-import { Redis } from 'ioredis'
 import { buildApp } from '../../src/app.js'
 import { testApp, testConfig, type TestApp, type TestUser } from '../helpers/app.js'
 import { addLink } from '../helpers/fixtures.js'
+import { redisUp, TEST_REDIS_URL } from '../helpers/redis.js'
+import { eventually } from '../helpers/wait.js'
 import { rescansDone } from '../../src/resources/blocklist/rescan.js'
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
-
-async function redisUp(): Promise<boolean> {
-  const r = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null })
-  try {
-    await r.connect()
-    await r.ping()
-    return true
-  } catch {
-    return false
-  } finally {
-    r.disconnect()
-  }
-}
-
-async function eventually(check: () => Promise<boolean>, what: string) {
-  for (let i = 0; i < 200; i++) {
-    if (await check()) return
-    await new Promise((r) => setTimeout(r, 25))
-  }
-  throw new Error(`never happened: ${what}`)
-}
+const REDIS_URL = TEST_REDIS_URL
 
 /**
  * Two instances on one database and Redis: a blocklist entry added on one quarantines a link the

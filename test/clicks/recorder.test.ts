@@ -13,6 +13,7 @@ import { appWith, testConfig, testDatabase, type TestApp, type TestUser } from '
 import { addLink, insertLink } from '../helpers/fixtures.js'
 import { clickRows as rows, counters, expectRedirect, visit } from '../helpers/visits.js'
 import { UA } from '../redirect/user-agents.js'
+import { eventually } from '../helpers/wait.js'
 
 const human = (ip = '81.2.69.142', ua = UA.mac): Visitor => ({
   ip,
@@ -35,14 +36,6 @@ async function rollup(app: FastifyInstance, linkId: number, dimension: string) {
 }
 
 /** Resolves once `check` holds; the recorder writes on its own timer (no timed assertion: only a bound). */
-async function eventually(check: () => Promise<boolean> | boolean, what: string) {
-  for (let i = 0; i < 400; i++) {
-    if (await check()) return
-    await new Promise((r) => setTimeout(r, 25))
-  }
-  throw new Error(`never happened: ${what}`)
-}
-
 describe('click recorder', () => {
   let t: TestApp
   let pro: TestUser
@@ -67,7 +60,7 @@ describe('click recorder', () => {
     const id = await addLink(pro, { url: 'https://example.com/auto', custom: 'auto1' })
     const before = t.app.clicks.stats().written
     for (let i = 0; i < 1234; i++) t.app.clicks.record({ linkId: id, userId: pro.user.id, source: 'link', visitor: human(`10.1.${i >> 8}.${i & 255}`) })
-    await eventually(() => t.app.clicks.stats().written >= before + 1234, 'the buffer drained')
+    await eventually(() => t.app.clicks.stats().written >= before + 1234, 'the buffer drained', 400)
     expect(t.app.clicks.stats().buffered).toBe(0)
     expect(await counters(t, id)).toEqual({ clicks: 1234, uniqueClicks: 1234, botClicks: 0, lastRotation: 0 })
     expect(await rows(t, id)).toBe(1234)
@@ -230,7 +223,7 @@ describe('click recorder while the database is unreachable', () => {
     expect(logs.join('')).toContain('writing clicks failed; kept in memory and retrying')
 
     await setDown(false)
-    await eventually(() => app.clicks.stats().buffered === 0, 'the retry wrote the buffer')
+    await eventually(() => app.clicks.stats().buffered === 0, 'the retry wrote the buffer', 400)
     await app.clicks.flush()
     expect(await rows(t, link.id)).toBe(21)
     expect(await counters(t, link.id)).toEqual({ clicks: 21, uniqueClicks: 21, botClicks: 0, lastRotation: 0 })
