@@ -5,7 +5,7 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // PGlite runs on the main thread; two cores here, so keep the pool small.
+    // each test file runs its PGlite in a worker thread of its own; two cores here, so keep the pool small.
     pool: 'forks',
     maxWorkers: 2,
   },

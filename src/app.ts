@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
-import cookie from '@fastify/cookie'
 import { Redis } from 'ioredis'
 import type { Config } from './config.js'
 import { createDb, type Db, type DbHandle } from './db/client.js'
@@ -43,6 +42,8 @@ import overlayResponses from './resources/pages/public.js'
 import webhooks from './resources/webhooks/index.js'
 import { DeliveryWorker, type DeliveryOptions } from './resources/webhooks/deliver.js'
 import { clickEvents } from './resources/webhooks/clicks.js'
+import { registerWebhookSubscriptions } from './resources/webhooks/subscriptions.js'
+import { registerKeyCache } from './resources/account/key-cache.js'
 import { HealthChecker, type HealthOptions } from './link-health/checker.js'
 import { invalidateLinks } from './resources/redirect-cache.js'
 import blocklist from './resources/blocklist/index.js'
@@ -159,6 +160,8 @@ export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promis
     config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: 500, connectTimeout: 2_000 }) : null,
   )
   if (app.redis) watchRedis(app.redis, app.log)
+  registerKeyCache(app)
+  registerWebhookSubscriptions(app, handle.db)
   if (config.trustProxy === true) {
     app.log.warn('TRUST_PROXY=true believes any forwarded address a request names, so a client can choose its own and get past every per-IP limit: set the number of proxies in front of Kurz (TRUST_PROXY=1) or their addresses instead')
   }
@@ -172,9 +175,9 @@ export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promis
   // The click pipeline and the redirect cache. Their onClose hook is added after the one above,
   // so it runs first: buffered clicks are written before the database closes.
   const spool = deps.spool ? new ClickSpool(config.dataDir) : undefined
-  app.decorate('clicks', createClickRecorder({ db: handle.db, visitorKey: app.keys.visitor, log: app.log, ping: () => handle.ping(), onBatch: clickEvents(config.publicUrl), spool }))
+  app.decorate('clicks', createClickRecorder({ db: handle.db, visitorKey: app.keys.visitor, log: app.log, ping: () => handle.ping(), onBatch: clickEvents(config.publicUrl, app.webhookSubscriptions), spool }))
   await app.clicks.replay()
-  app.decorate('linkCache', new LinkCache({ db: handle.db, defaultHost: config.defaultHost, liveClicks: app.clicks.live, log: app.log, redis: app.redis }))
+  app.decorate('linkCache', new LinkCache({ db: handle.db, defaultHost: config.defaultHost, liveClicks: app.clicks.live, log: app.log, redis: app.redis, maxLinks: config.redirect.cacheSize }))
   await app.linkCache.start()
   const stopRetention = startRetentionJob(handle.db, app.log)
   app.addHook('onClose', async () => {
@@ -198,16 +201,14 @@ export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promis
     reply.header('x-request-id', req.id)
     return errorHandler.call(this, err, req, reply)
   })
-  app.setNotFoundHandler(notFoundHandler)
   registerBodyParsers(app)
-  await app.register(cookie)
-  await registerCors(app, config.corsOrigins) // before every route: it marks the non-API ones CORS-free
   await app.register(openapi) // before every route: it collects them for /openapi.json
   await app.register(metrics) // before every route: it times each (visit routes excepted)
-  if (config.compat.listError === 'number') listErrorAsNumber(app)
 
   // Everything behind an API key: authenticate first, then each interface's own rate budget.
-  await app.register(async (api) => {
+  const apiScope = async (api: FastifyInstance) => {
+    // only API answers carry `"error":"0"`: the rewrite stays off every other reply
+    if (config.compat.listError === 'number') listErrorAsNumber(api)
     api.addHook('onRequest', (req, reply, done) => {
       reply.header('x-request-id', req.id)
       done()
@@ -224,8 +225,15 @@ export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promis
       if (config.compat.v1 === 'phpshort') withoutErrorKey(v1)
       await v1.register(v1Links)
     })
-  })
+  }
 
+  // CORS (when configured) wraps the API alone, so a visit runs no CORS hook; unrouted paths are
+  // answered from this scope too, so an API path's 404 stays readable by an allowed origin.
+  await app.register(async (cross) => {
+    await registerCors(cross, config.corsOrigins)
+    cross.setNotFoundHandler(notFoundHandler)
+    await cross.register(apiScope)
+  })
   await app.register(health)
   await app.register(dashboard)
   await app.register(campaignPages)

@@ -100,6 +100,12 @@ const env = z.object({
     .number()
     .pipe(z.union([z.literal(301), z.literal(302), z.literal(307), z.literal(308)], { message: 'REDIRECT_STATUS must be 301, 302, 307 or 308' }))
     .default(302),
+  // links the redirect cache holds (LRU): the working set of links visited within its 5-minute TTL
+  REDIRECT_CACHE_SIZE: z.coerce
+    .number({ message: 'REDIRECT_CACHE_SIZE must be a whole number of links' })
+    .int('REDIRECT_CACHE_SIZE must be a whole number of links')
+    .min(100, 'REDIRECT_CACHE_SIZE must be at least 100')
+    .default(100_000),
   LOG_LEVEL: z.preprocess(
     (v) => (typeof v === 'string' ? v.trim().toLowerCase() : v),
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { message: 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent' }),
@@ -153,7 +159,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     trustProxy: e.TRUST_PROXY,
     /** browser origins allowed to call /api (CORS); empty: none */
     corsOrigins: e.CORS_ORIGINS,
-    redirect: { status: e.REDIRECT_STATUS as 301 | 302 | 307 | 308 },
+    /** status of a direct redirect; links the redirect cache holds */
+    redirect: { status: e.REDIRECT_STATUS as 301 | 302 | 307 | 308, cacheSize: e.REDIRECT_CACHE_SIZE },
     logLevel: e.LOG_LEVEL,
     logIps: e.LOG_IPS,
     /** bearer token GET /metrics asks for; undefined: /metrics is open */

@@ -108,6 +108,15 @@ function metrics(app: FastifyInstance) {
     },
   })
   new Gauge({
+    name: 'kurz_redirect_cache_links',
+    help: 'Links the redirect cache holds now (at most REDIRECT_CACHE_SIZE)',
+    registers: [registry],
+    collect() {
+      const size = cacheCounts(app)?.size
+      if (size !== undefined) this.set(size)
+    },
+  })
+  new Gauge({
     name: 'kurz_webhook_deliveries',
     help: 'Webhook deliveries in the outbox, by status (the delivery queue depth is status="pending")',
     labelNames: ['status'],
@@ -140,7 +149,8 @@ export default fp(
 
     // a hook on each timed route, none on visit routes: a visit runs no metrics code at all
     app.addHook('onRoute', (route: RouteOptions) => {
-      if (VISIT_ROUTES.has(route.url) || route.url === '/metrics') return
+      // nor CORS preflights (`OPTIONS *`), which answer before any route's work
+      if (VISIT_ROUTES.has(route.url) || route.url === '/metrics' || route.url === '*') return
       const existing = route.onResponse === undefined ? [] : Array.isArray(route.onResponse) ? route.onResponse : [route.onResponse]
       // the HEAD twin of a GET route arrives with the GET's hooks already in place
       if (existing.some((h) => (h as { [TIMED]?: true })[TIMED])) return

@@ -34,6 +34,13 @@ const app = await buildApp(config, { db: handle, spool: true }).catch(async (err
   process.exit(1)
 })
 
+// PGlite's worker thread stopped on its own: every query now fails, so one line and exit 1 for a
+// supervisor to restart us (accepted clicks are in the spool)
+void handle.lost?.then((err) => {
+  app.log.error({ err }, 'the embedded database stopped; exiting')
+  process.exit(1)
+})
+
 let closing = false
 async function shutdown(signal: string) {
   if (closing) return

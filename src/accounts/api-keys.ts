@@ -2,6 +2,7 @@ import { eq, sql } from 'drizzle-orm'
 import type { Db } from '../db/client.js'
 import { apiKeys, plans, users } from '../db/schema/index.js'
 import { hmac, type Keys } from '../lib/crypto.js'
+import type { KeyCache } from './key-cache.js'
 import type { Plan, User } from './types.js'
 
 export type KeyLookup = { user: User; plan: Plan | null; keyId: number; keyHash: string; revoked: boolean }
@@ -21,11 +22,15 @@ function keyLookupQuery(db: Db) {
 }
 
 /** The account an API key belongs to, with its stored plan (see effectivePlan for the one that applies). */
-export async function findByApiKey(db: Db, keys: Keys, apiKey: string): Promise<KeyLookup | null> {
+export async function findByApiKey(db: Db, keys: Keys, apiKey: string, cache?: KeyCache): Promise<KeyLookup | null> {
   const keyHash = hmac(keys.apiKeyLookup, apiKey)
+  const cached = cache?.get(keyHash)
+  if (cached) return cached
   let query = keyLookups.get(db)
   if (!query) keyLookups.set(db, (query = keyLookupQuery(db)))
   const [row] = await query.execute({ keyHash })
   if (!row) return null
-  return { user: row.user, plan: row.plan, keyId: row.keyId, keyHash, revoked: row.revokedAt !== null }
+  const found = { user: row.user, plan: row.plan, keyId: row.keyId, keyHash, revoked: row.revokedAt !== null }
+  cache?.set(found)
+  return found
 }

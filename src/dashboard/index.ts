@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import formbody from '@fastify/formbody'
+import cookie from '@fastify/cookie'
 import { z } from 'zod'
 import { html, messagePage, sendPage } from '../lib/html.js'
 import { BusyError, hashPassword, verifyGuess } from '../lib/passwords.js'
@@ -20,6 +21,8 @@ const loginBody = z.object({ email: z.string().max(254).default(''), password: z
 const dashboard: FastifyPluginAsync<{ webRoot?: string }> = async (app, opts) => {
   const root = opts.webRoot ?? webRoot()
   await app.register(formbody)
+  // sessions and the login form's CSRF cookie: parsed for this plugin's routes only, never on a visit
+  await app.register(cookie)
   const logins = new Throttle('login', 5, 15 * MINUTE, app.redis)
   let dummy: Promise<string> | undefined
   const dummyHash = () => (dummy ??= hashPassword(randomBytes(16).toString('hex')))

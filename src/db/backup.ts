@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { PGlite } from '@electric-sql/pglite'
 import { PGLITE_CONF } from './client.js'
+import { PgliteRemote } from './pglite-remote.js'
 import { lockDataDir } from '../lib/data-lock.js'
 
 /**
@@ -16,15 +16,15 @@ export async function backupDataDir(dataDir: string, file: string): Promise<{ fi
   const target = resolve(file)
   const release = lockDataDir(dataDir)
   try {
-    const client = new PGlite(dataDir, { postgresqlconf: PGLITE_CONF })
-    let dump: Blob
+    // the same worker-thread PGlite the server uses
+    const client = await PgliteRemote.open({ dir: dataDir, conf: PGLITE_CONF })
+    let dump: Uint8Array
     try {
-      await client.waitReady
-      dump = await client.dumpDataDir('gzip')
+      dump = await client.dump('gzip')
     } finally {
       await client.close()
     }
-    const bytes = Buffer.from(await dump.arrayBuffer())
+    const bytes = Buffer.from(dump.buffer, dump.byteOffset, dump.byteLength)
     // a half-written backup must never replace a good one under the same name; it holds the secret
     const partial = `${target}.partial`
     writeFileSync(partial, bytes, { mode: 0o600 })
@@ -47,8 +47,7 @@ export async function restoreDataDir(dataDir: string, file: string): Promise<{ d
     const leftovers = readdirSync(dataDir).filter((f) => f !== 'server.pid')
     if (leftovers.length) throw new Error(`${dataDir} is not empty (${leftovers.slice(0, 3).join(', ')}); restore into an empty directory.`)
     try {
-      const client = new PGlite(dataDir, { postgresqlconf: PGLITE_CONF, loadDataDir: new Blob([readFileSync(source)]) })
-      await client.waitReady
+      const client = await PgliteRemote.open({ dir: dataDir, conf: PGLITE_CONF, load: readFileSync(source) })
       await client.query('select 1')
       await client.close()
     } catch (err) {

@@ -4,8 +4,8 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { drizzle as drizzlePg, type NodePgDatabase } from 'drizzle-orm/node-postgres'
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
-import { PGlite } from '@electric-sql/pglite'
 import pg from 'pg'
+import { PgliteRemote, WASM_FLAGS } from './pglite-remote.js'
 import * as schema from './schema/index.js'
 
 export type Schema = typeof schema
@@ -19,12 +19,17 @@ export interface DbHandle {
   /** true once the database has answered a trivial query (for /readyz) */
   ping(): Promise<boolean>
   close(): Promise<void>
+  /**
+   * PGlite only: settles when its worker thread stopped without close() (every call fails from
+   * then on); the server logs it and exits so that a supervisor restarts it.
+   */
+  lost?: Promise<Error>
 }
 
 export type DbConfig = { kind: 'pg'; url: string } | { kind: 'pglite'; dir?: string }
 
 /**
- * PGlite runs in this process, so its memory is ours (DECISIONS §9, idle RSS < 250 MB): Postgres'
+ * PGlite runs in this process (in a worker thread), so its memory is ours (DECISIONS §9, idle RSS < 250 MB): Postgres'
  * default 128 MB of shared buffers is far more than one embedded instance needs.
  */
 export const PGLITE_CONF = ['shared_buffers=16MB', 'max_connections=10']
@@ -37,7 +42,7 @@ async function initPgliteDir(dir: string): Promise<void> {
   const url = import.meta.resolve('@electric-sql/pglite')
   const script = `const { PGlite } = await import(${JSON.stringify(url)}); const db = new PGlite(${JSON.stringify(dir)}); await db.waitReady; await db.close()`
   try {
-    await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { timeout: 120_000 })
+    await promisify(execFile)(process.execPath, [...WASM_FLAGS, '--input-type=module', '-e', script], { timeout: 120_000 })
   } catch {
     // PGlite initialises the directory itself below; it only costs memory
   }
@@ -72,15 +77,15 @@ export async function createDb(config: DbConfig): Promise<DbHandle> {
     mkdirSync(config.dir, { recursive: true })
     if (!existsSync(join(config.dir, 'PG_VERSION'))) await initPgliteDir(config.dir)
   }
-  const client = new PGlite(config.dir, { postgresqlconf: PGLITE_CONF })
-  await client.waitReady
-  const db = drizzlePglite(client, { schema, casing: 'snake_case' }) as unknown as Db
-  let closed = false
+  // PGlite runs in a worker thread (pglite-remote.ts): its writes never block this event loop
+  const client = await PgliteRemote.open({ dir: config.dir, conf: PGLITE_CONF })
+  const db = drizzlePglite(client as never, { schema, casing: 'snake_case' }) as unknown as Db
   return {
     db,
     kind: 'pglite',
+    lost: client.lost,
     ping: async () => {
-      if (closed) return false
+      if (!client.alive) return false
       try {
         await client.query('select 1')
         return true
@@ -88,10 +93,6 @@ export async function createDb(config: DbConfig): Promise<DbHandle> {
         return false
       }
     },
-    close: async () => {
-      if (closed) return
-      closed = true
-      await client.close()
-    },
+    close: () => client.close(),
   }
 }

@@ -7,6 +7,9 @@ import { DrizzleQueryError } from 'drizzle-orm/errors'
  */
 export function statementName(sql: string): string {
   const verb = /^\s*(select|insert|update|delete|with|create|alter|drop|truncate)\b/i.exec(sql)?.[1]?.toLowerCase() ?? 'query'
+  // a statement led by a CTE is named after the write it makes (the guarded link insert)
+  const write = verb === 'with' ? /\b(insert\s+into|update|delete\s+from)\s+"?([A-Za-z_]\w*)"?/i.exec(sql) : null
+  if (write) return `${write[1].split(/\s/)[0].toLowerCase()} ${write[2]}`
   const table = /\b(?:from|into|update|table)\s+"?([A-Za-z_][\w]*)"?/i.exec(sql)?.[1]
   return table ? `${verb} ${table}` : verb
 }

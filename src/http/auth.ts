@@ -61,13 +61,15 @@ export async function authenticate(req: FastifyRequest, reply: FastifyReply) {
     reply.header('retry-after', KEY_GUESS_WINDOW / 1000)
     throw new ApiError(429, 'Too many wrong API keys from this address. Try again in 10 minutes.')
   }
-  const found = await findByApiKey(app.db, app.keys, key)
+  const found = await findByApiKey(app.db, app.keys, key, app.keyCache)
   if (!found) {
     await guesses.miss(req.ip)
     throw unauthorized('That API key is not valid.')
   }
   if (found.revoked) throw unauthorized('That API key has expired: use the current key of the account.')
   const { user, plan } = await effectivePlan(app.db, found.user, found.plan)
+  // an ended subscription was just moved to the default plan: the kept lookup is out of date
+  if (user !== found.user) app.keyCache.forget(found.keyHash)
   req.user = { ...user, plan, keyId: found.keyId, keyHash: found.keyHash }
   if (!user.admin && plan.features.api?.enabled !== '1') {
     throw forbidden('Your plan does not include the "api" feature: API access is switched off.')

@@ -17,7 +17,8 @@ export async function registerCors(app: FastifyInstance, origins: readonly strin
   const any = origins.includes('*')
   const allowed = new Set(origins)
 
-  // Must run before any route is added: it marks every non-API route as CORS-free. The
+  // Registered in the scope that wraps the API only (src/app.ts), so visits and pages carry no
+  // CORS hook at all; a route of that scope outside the API paths is still marked CORS-free. The
   // plugin's own `OPTIONS *` route answers preflights of any path and decides per request.
   app.addHook('onRoute', (route) => {
     if (route.url === '*' || isApiPath(route.url)) return

@@ -4,6 +4,7 @@ import type { Keys } from '../lib/crypto.js'
 import { forbidden, unauthorized } from './errors.js'
 import { findUserWithPlan } from '../accounts/effective-plan.js'
 import { SESSION_COOKIE, sessionUser } from '../accounts/sessions.js'
+import { readCookie } from './cookies.js'
 
 export const CSRF_HEADER = 'x-csrf-token'
 
@@ -13,9 +14,12 @@ export const CSRF_HEADER = 'x-csrf-token'
  */
 export const csrfTokenFor = (keys: Keys, sessionToken: string) => hmac(keys.cookie, `csrf:${sha256(sessionToken)}`)
 
-/** True when the request carries a dashboard session cookie and no API key: the session path of `authenticate`. */
+/**
+ * True when the request carries a dashboard session cookie and no API key: the session path of
+ * `authenticate`. The one cookie is read from the header: the API scope parses no cookies.
+ */
 export function isSessionRequest(req: FastifyRequest): boolean {
-  return req.headers.authorization === undefined && typeof req.cookies?.[SESSION_COOKIE] === 'string'
+  return req.headers.authorization === undefined && readCookie(req, SESSION_COOKIE) !== undefined
 }
 
 /**
@@ -24,7 +28,7 @@ export function isSessionRequest(req: FastifyRequest): boolean {
  * reaches a handler, and never falls back to another kind of authentication.
  */
 export async function authenticateSession(req: FastifyRequest) {
-  const token = req.cookies[SESSION_COOKIE] as string
+  const token = readCookie(req, SESSION_COOKIE) as string
   const app = req.server
   const given = req.headers[CSRF_HEADER]
   if (typeof given !== 'string' || !safeEqual(given, csrfTokenFor(app.keys, token))) {

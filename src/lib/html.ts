@@ -78,7 +78,9 @@ const STYLE = `body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-ser
 main{max-width:40rem;margin:3rem auto;padding:2rem;background:#fff;border-radius:12px;box-shadow:0 1px 3px rgba(0,0,0,.08)}
 h1{font-size:1.4rem;margin-top:0}a{color:#2554c7}input,button{font:inherit;padding:.5rem .75rem;border-radius:6px;border:1px solid #c8ccd4}
 button{background:#2554c7;color:#fff;border:0;cursor:pointer}table{border-collapse:collapse;width:100%}td,th{padding:.35rem .5rem;border-bottom:1px solid #eceef2;text-align:left}
-.muted{color:#6b7280}.error{color:#b91c1c}`
+.muted{color:#6b7280}.error{color:#b91c1c}
+@media (prefers-color-scheme:dark){:root{color-scheme:dark}body{background:#10131a;color:#e6e9f0}main{background:#181c25;box-shadow:none}a{color:#7b93ff}
+input{background:#202532;color:#e6e9f0;border-color:#2d3342}button{background:#7b93ff;color:#0b0f1a}td,th{border-color:#2d3342}.muted{color:#a0a8ba}.error{color:#ff8787}}`
 
 /** The one HTML layout: every server-rendered page goes through it, with its CSP. */
 export function renderPage(o: PageOptions): string {

@@ -8,7 +8,14 @@ import {
   findDomainByHost, findDomainById, loadLinkByAlias, loadLinkById, toServeLink, type LoadedLink, type ServeDomain, type ServeLink,
 } from './loader.js'
 
-const LINK_TTL = 5 * 60_000
+/**
+ * A cached link older than LINK_FRESH still answers its visit, and is reloaded in the background
+ * (so a working set that takes longer than that to warm, or a database that is briefly away, never
+ * turns visits into misses); one older than LINK_TTL is never served. Invalidation stays exact: the
+ * ages only bound what no message announced (another instance without Redis).
+ */
+const LINK_FRESH = 5 * 60_000
+const LINK_TTL = 10 * 60_000
 const HOST_TTL = 5 * 60_000
 /** an unknown host is remembered briefly, so a newly added domain starts answering within seconds */
 const UNKNOWN_HOST_TTL = 5_000
@@ -29,6 +36,11 @@ export interface LinkCacheOptions {
   log: FastifyBaseLogger
   /** publishing connection; a second one is opened for the subscription */
   redis: Redis | null
+  /** links held at most (REDIRECT_CACHE_SIZE) */
+  maxLinks?: number
+  /** LINK_FRESH and LINK_TTL, shorter in tests */
+  freshMs?: number
+  ttlMs?: number
 }
 
 /**
@@ -37,17 +49,12 @@ export interface LinkCacheOptions {
  * invalidation is published so every instance drops its copy.
  */
 export class LinkCache {
-  private readonly links = new LRUCache<string, ServeLink>({
-    max: 50_000,
-    ttl: LINK_TTL,
-    dispose: (value, key) => {
-      const keys = this.keysById.get(value.id)
-      keys?.delete(key)
-      if (keys?.size === 0) this.keysById.delete(value.id)
-    },
-  })
-  /** a link is cached under its alias and under each earlier alias a visit used (alias history) */
-  private readonly keysById = new Map<number, Set<string>>()
+  private readonly links: LRUCache<string, ServeLink>
+  /**
+   * A link is cached under its alias and under each earlier alias a visit used (alias history):
+   * one key as a plain string (nearly every link), several as an array. No Set per cached link.
+   */
+  private readonly keysById = new Map<number, string | string[]>()
   private readonly hosts = new LRUCache<string, ServeDomain | false>({ max: 10_000, ttl: HOST_TTL })
   private readonly loading = new Map<string, Promise<ServeLink | null>>()
   /** bumped by every invalidation: a load that raced one is served but not cached */
@@ -59,6 +66,11 @@ export class LinkCache {
   private misses = 0
 
   constructor(private readonly o: LinkCacheOptions) {
+    this.links = new LRUCache<string, ServeLink>({
+      max: o.maxLinks ?? 100_000,
+      ttl: o.ttlMs ?? LINK_TTL,
+      dispose: (value, key) => this.forgetKey(value.id, key),
+    })
     this.bus = new InvalidationBus(o.redis, o.log)
   }
 
@@ -98,8 +110,15 @@ export class LinkCache {
    * entry in the cache is bumped, not the caller's copy: a reload since may have replaced it.
    */
   countClick(linkId: number) {
+    const keys = this.keysById.get(linkId)
+    if (keys === undefined) return
+    if (typeof keys === 'string') {
+      const link = this.links.get(keys)
+      if (link && link.id === linkId) link.localClicks++
+      return
+    }
     const seen = new Set<ServeLink>()
-    for (const key of this.keysById.get(linkId) ?? []) {
+    for (const key of keys) {
       const link = this.links.get(key)
       if (link && link.id === linkId && !seen.has(link)) {
         seen.add(link)
@@ -137,26 +156,27 @@ export class LinkCache {
     const hit = this.links.get(key)
     if (hit) {
       this.hits++
+      if (this.aged(key)) this.refresh(key, () => loadLinkByAlias(this.o.db, domainId, alias), key)
       return hit
     }
     this.misses++
-    return this.load(key, () => loadLinkByAlias(this.o.db, domainId, alias))
+    return this.load(key, () => loadLinkByAlias(this.o.db, domainId, alias), key)
   }
 
   /** A link by id (campaign rotator). */
   async byId(id: number): Promise<ServeLink | null> {
-    for (const key of this.keysById.get(id) ?? []) {
+    const keys = this.keysById.get(id)
+    for (const key of typeof keys === 'string' ? [keys] : (keys ?? [])) {
       const hit = this.links.get(key)
       if (hit && hit.alias === key.slice(key.indexOf('|') + 1)) {
         this.hits++
+        if (this.aged(key)) this.refresh(`#${id}`, () => loadLinkById(this.o.db, id))
         return hit
       }
     }
     this.misses++
-    const row = await loadLinkById(this.o.db, id)
-    if (!row) return null
-    // the live count is read afresh under the cache's key, as a load by alias would
-    return this.load(`${row.domainId ?? 0}|${row.alias}`, () => loadLinkById(this.o.db, id))
+    // one query: the link is cached under its current alias, known once it is read
+    return this.load(`#${id}`, () => loadLinkById(this.o.db, id))
   }
 
   /** Lookups answered from memory and from the database since start, and links held now (/metrics). */
@@ -164,24 +184,55 @@ export class LinkCache {
     return { hits: this.hits, misses: this.misses, size: this.links.size }
   }
 
-  private load(key: string, find: () => Promise<LoadedLink | undefined>): Promise<ServeLink | null> {
-    let p = this.loading.get(key)
+  /** Whether the entry under `key` is past LINK_FRESH (lru-cache counts down from LINK_TTL). */
+  private aged(key: string): boolean {
+    return this.links.getRemainingTTL(key) < (this.o.ttlMs ?? LINK_TTL) - (this.o.freshMs ?? LINK_FRESH)
+  }
+
+  /** Reloads an aged entry while it keeps answering; a link gone since is dropped, an error keeps it. */
+  private refresh(pending: string, find: () => Promise<LoadedLink | undefined>, key?: string) {
+    if (this.loading.has(pending)) return
+    this.load(pending, find, key).then(
+      (link) => {
+        if (!link && key) this.links.delete(key)
+      },
+      () => {},
+    )
+  }
+
+  /** `pending` dedupes concurrent loads; the link is cached under `key`, else its current alias. */
+  private load(pending: string, find: () => Promise<LoadedLink | undefined>, key?: string): Promise<ServeLink | null> {
+    let p = this.loading.get(pending)
     if (!p) {
       const generation = this.generation
       p = this.build(find)
         .then((link) => {
-          if (link && generation === this.generation) {
-            this.links.set(key, link)
-            let keys = this.keysById.get(link.id)
-            if (!keys) this.keysById.set(link.id, (keys = new Set()))
-            keys.add(key)
-          }
+          if (link && generation === this.generation) this.remember(key ?? `${link.domainId ?? 0}|${link.alias}`, link)
           return link
         })
-        .finally(() => this.loading.delete(key))
-      this.loading.set(key, p)
+        .finally(() => this.loading.delete(pending))
+      this.loading.set(pending, p)
     }
     return p
+  }
+
+  private remember(key: string, link: ServeLink) {
+    this.links.set(key, link)
+    const keys = this.keysById.get(link.id)
+    if (keys === undefined) this.keysById.set(link.id, key)
+    else if (typeof keys === 'string') {
+      if (keys !== key) this.keysById.set(link.id, [keys, key])
+    } else if (!keys.includes(key)) keys.push(key)
+  }
+
+  private forgetKey(linkId: number, key: string) {
+    const keys = this.keysById.get(linkId)
+    if (keys === key) this.keysById.delete(linkId)
+    else if (Array.isArray(keys)) {
+      const rest = keys.filter((k) => k !== key)
+      if (rest.length === 0) this.keysById.delete(linkId)
+      else this.keysById.set(linkId, rest.length === 1 ? rest[0] : rest)
+    }
   }
 
   /**
@@ -202,7 +253,8 @@ export class LinkCache {
 
   private dropLink(linkId: number) {
     this.generation++
-    for (const key of [...(this.keysById.get(linkId) ?? [])]) this.links.delete(key)
+    const keys = this.keysById.get(linkId)
+    for (const key of typeof keys === 'string' ? [keys] : [...(keys ?? [])]) this.links.delete(key)
     this.keysById.delete(linkId)
   }
 

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import formbody from '@fastify/formbody'
+import cookie from '@fastify/cookie'
 import { linkStats } from '../clicks/stats.js'
 import { toTimestamp } from '../http/format.js'
 import { notFoundPage } from '../lib/html.js'
@@ -9,7 +10,7 @@ import { Throttle } from '../lib/throttle.js'
 import { MINUTE } from '../lib/time.js'
 import { safeUrl, withParameters } from '../visit/url.js'
 import { MAX_REFERRER, visitorFromRequest, type Visitor } from '../visit/visitor.js'
-import { activeCampaignLinkIds, findCampaignId, findStatsLink, liveClicks, type ServeDomain, type ServeLink } from './loader.js'
+import { findRotator, findStatsLink, liveClicks, type ServeDomain, type ServeLink } from './loader.js'
 import { isActive, resolve } from './resolve.js'
 import { claimCappedVisit } from './click-cap.js'
 import { directPolicy, redirectTo, ROTATOR_POLICY, sendDestination, type DirectPolicy } from './respond.js'
@@ -83,19 +84,16 @@ const redirect: FastifyPluginAsync = async (app) => {
   const config = app.config
 
   const shortUrlOf = (domain: { origin: string } | null, alias: string) => `${domain ? domain.origin : config.publicUrl}/${alias}`
-  // one link is served on one domain, so its short URL and direct answer are worked out once per cached link
+  // one link is served on one domain, so its short URL is worked out once per cached link (only for
+  // the pages that show it: a redirect never needs it)
   const shortUrls = new WeakMap<ServeLink, string>()
   const shortUrlOfLink = (domain: { origin: string } | null, link: ServeLink) => {
     let u = shortUrls.get(link)
     if (u === undefined) shortUrls.set(link, (u = shortUrlOf(domain, link.alias)))
     return u
   }
-  const policies = new WeakMap<ServeLink, DirectPolicy>()
-  const policyOf = (link: ServeLink) => {
-    let p = policies.get(link)
-    if (!p) policies.set(link, (p = directPolicy(link, config.redirect.status)))
-    return p
-  }
+  // shared by every link with the same status and lifetime
+  const policyOf = (link: ServeLink) => directPolicy(link, config.redirect.status)
 
   /** Off the response path: a synchronous push. HEAD is never counted; bots are bot hits. */
   function record(req: FastifyRequest, link: ServeLink, visitor: Visitor, source: VisitOptions['source'], rotation?: number) {
@@ -194,7 +192,7 @@ const redirect: FastifyPluginAsync = async (app) => {
         return crawlerPage(reply, link, shortUrlOf(o.domain, link.alias), withParameters(link.url, '', link.parameters))
       case 'go':
         record(req, link, visitor, o.source, outcome.rotation)
-        return sendDestination(reply, link, outcome.url, shortUrlOfLink(o.domain, link), o.direct)
+        return sendDestination(reply, link, outcome.url, o.direct, o.domain, shortUrlOfLink)
     }
   }
 
@@ -243,8 +241,9 @@ const redirect: FastifyPluginAsync = async (app) => {
     const slug = req.params.slug
     if (!SLUG.test(slug)) return notFoundPage(reply)
     const now = new Date()
-    const campaignId = await findCampaignId(app.db, slug)
-    if (campaignId === null) return notFoundPage(reply)
+    const rotation = await findRotator(app.db, slug, now)
+    if (rotation === null) return notFoundPage(reply)
+    const campaignId = rotation.id
 
     let candidates: number[]
     const posted = req.method === 'POST' ? formField(req.body, 'link') : undefined
@@ -252,7 +251,7 @@ const redirect: FastifyPluginAsync = async (app) => {
       // the password form of a rotator visit names the link it was shown for
       candidates = /^\d{1,10}$/.test(posted) ? [Number(posted)] : []
     } else {
-      candidates = await activeCampaignLinkIds(app.db, campaignId, now)
+      candidates = rotation.linkIds
       for (let i = candidates.length - 1; i > 0; i--) {
         const j = Math.floor(Math.random() * (i + 1))
         ;[candidates[i], candidates[j]] = [candidates[j], candidates[i]]
@@ -278,13 +277,17 @@ const redirect: FastifyPluginAsync = async (app) => {
   // GET|HEAD /:alias – visit a short link (or /:alias+, its statistics page)
   app.get<{ Params: { alias: string } }>('/:alias', visit)
 
-  // POST /:alias – the password form of a link (or of its statistics page)
-  app.post<{ Params: { alias: string } }>('/:alias', visit)
-
   // GET|HEAD /r/:slug – campaign rotator
   app.get<{ Params: { slug: string } }>('/r/:slug', rotator)
 
-  // POST /r/:slug – the password form of the link a rotator visit landed on
-  app.post<{ Params: { slug: string } }>('/r/:slug', rotator)
+  // The password posts set the unlock cookie, so only their scope has the cookie plugin (its onSend
+  // hook writes Set-Cookie); no parsing hook, the one cookie a visit checks is read where it is checked.
+  await app.register(async (posts) => {
+    await posts.register(cookie, { hook: false })
+    // POST /:alias – the password form of a link (or of its statistics page)
+    posts.post<{ Params: { alias: string } }>('/:alias', visit)
+    // POST /r/:slug – the password form of the link a rotator visit landed on
+    posts.post<{ Params: { slug: string } }>('/r/:slug', rotator)
+  })
 }
 export default redirect

@@ -26,6 +26,8 @@ export class InvalidationBus {
   constructor(
     private readonly redis: Redis | null,
     private readonly log: FastifyBaseLogger,
+    /** another cache's own channel (webhook subscriptions); the redirect cache's by default */
+    private readonly channel = CHANNEL,
   ) {}
 
   /** Subscribes, resolving once subscribed or after at most 3 s (Redis may be unreachable). */
@@ -42,13 +44,13 @@ export class InvalidationBus {
       // invalidations published while we were disconnected are lost: start from an empty cache
       if (connectedBefore) on.all()
       connectedBefore = true
-      sub.subscribe(CHANNEL).then(
+      sub.subscribe(this.channel).then(
         () => subscribed(),
         (err: Error) => this.log.warn({ err: err.message }, 'redis subscribe failed; retried on reconnect'),
       )
     })
     sub.on('message', (channel, message) => {
-      if (channel !== CHANNEL) return
+      if (channel !== this.channel) return
       const [origin, kind, id] = message.split('|')
       if (origin === this.origin) return
       if (kind === 'l') on.link(Number(id))
@@ -70,6 +72,6 @@ export class InvalidationBus {
     const message = what.kind === 'all' ? '*|0' : `${what.kind === 'link' ? 'l' : 'd'}|${what.id}`
     // an API write must not hang on Redis trouble; the TTL bounds staleness if a message is lost
     const timeout = new Promise<void>((resolve) => setTimeout(resolve, 1_000).unref())
-    await Promise.race([redis.publish(CHANNEL, `${this.origin}|${message}`).then(() => undefined, () => undefined), timeout])
+    await Promise.race([redis.publish(this.channel, `${this.origin}|${message}`).then(() => undefined, () => undefined), timeout])
   }
 }

@@ -1,7 +1,8 @@
-import { and, eq, getTableColumns, gt, isNull, or, sql } from 'drizzle-orm'
+import { eq, getTableColumns, sql } from 'drizzle-orm'
 import type { Db } from '../db/client.js'
-import { campaigns, domains, linkAliases, linkPixels, links, linkTargets, pages, pixels, type PixelType } from '../db/schema/index.js'
+import { campaigns, domains, LINK_TYPES, linkAliases, linkPixels, links, linkTargets, pages, pixels, type PixelType } from '../db/schema/index.js'
 import type { ResolvableLink } from './resolve.js'
+import type { DestinationPage } from './respond.js'
 
 /** The redirect's reads: database rows → the shapes a visit is served from. No caching here. */
 
@@ -25,8 +26,6 @@ export interface ServeLink extends ResolvableLink {
   alias: string
   title: string | null
   description: string | null
-  privacy: number
-  privacyPasswordHash: string | null
   campaignId: number | null
   targets: { device: ServeTarget[]; geo: ServeTarget[]; language: ServeTarget[]; rotation: string[] }
   pixels: { id: number; type: PixelType; tag: string }[]
@@ -40,6 +39,8 @@ export interface ServeLink extends ResolvableLink {
   redirectStatus: number | null
   /** seconds a `direct` answer may be cached (0 = not at all) */
   cacheTtl: number
+  /** the page kind of its answer, worked out on the first visit (respond.ts destinationPage) */
+  answer: DestinationPage | undefined
 }
 
 /** The live click count: expiry by `expiration_clicks` must not wait for a cache reload or a flush. */
@@ -128,6 +129,16 @@ function buildQueries(db: Db) {
       )
       .prepare(''), // unnamed, as the API key lookup: poolers in transaction mode stay fine
     byId: db.select({ ...getTableColumns(links), ...extras }).from(links).where(eq(links.id, sql.placeholder('id'))).prepare(''),
+    rotator: db
+      .select({
+        id: campaigns.id,
+        linkIds: sql<number[] | string>`(
+          select coalesce(json_agg(l.id), '[]'::json) from ${links} l
+          where l.campaign_id = ${sql.raw('"campaigns"."id"')} and not l.disabled and (l.expires_at is null or l.expires_at > ${sql.placeholder('now')}::timestamptz))`,
+      })
+      .from(campaigns)
+      .where(eq(campaigns.slug, sql.placeholder('slug')))
+      .prepare(''),
   }
 }
 
@@ -139,13 +150,31 @@ function queriesOf(db: Db) {
   return q
 }
 
-/** A loaded row → the shape a visit is served from; `clicksBase` is the live count when it was read. */
-export function toServeLink(row: LoadedLink, clicksBase: number): ServeLink {
+// A cache holds up to REDIRECT_CACHE_SIZE links, most with no targets, pixels or parameters: they
+// share these (never mutated) instead of empty containers of their own, as they share interned types.
+const NO_TARGETS: ServeLink['targets'] = Object.freeze({ device: [], geo: [], language: [], rotation: [] }) as unknown as ServeLink['targets']
+for (const list of Object.values(NO_TARGETS)) Object.freeze(list)
+const NONE = Object.freeze([]) as unknown as never[]
+const TYPES = new Map<string, LinkRow['type']>(LINK_TYPES.map((t) => [t, t]))
+
+const orNone = <T>(list: T[] | null): T[] => (list && list.length > 0 ? list : NONE)
+
+function targetsOf(rows: LoadedLink['targets']): ServeLink['targets'] {
+  if (rows.length === 0) return NO_TARGETS
   const targets: ServeLink['targets'] = { device: [], geo: [], language: [], rotation: [] }
-  for (const t of json(row.targets)) {
+  for (const t of rows) {
     if (t.kind === 'rotation') targets.rotation.push(t.url)
     else if (t.kind === 'device' || t.kind === 'geo' || t.kind === 'language') targets[t.kind].push({ match: (t.match ?? t.key ?? '').trim(), url: t.url })
   }
+  return targets
+}
+
+/**
+ * A loaded row → the shape a visit is served from; `clicksBase` is the live count when it was read.
+ * Only what serving reads is kept (not the privacy settings: the statistics page reads the database).
+ */
+export function toServeLink(row: LoadedLink, clicksBase: number): ServeLink {
+  const targets = targetsOf(json(row.targets))
   const pj = json(row.page)
   const page: Page | null = pj ? { ...pj, createdAt: new Date(pj.createdAt), updatedAt: new Date(pj.updatedAt) } : null
   return {
@@ -154,12 +183,10 @@ export function toServeLink(row: LoadedLink, clicksBase: number): ServeLink {
     domainId: row.domainId,
     alias: row.alias,
     url: row.url,
-    type: row.type,
+    type: TYPES.get(row.type) ?? row.type,
     title: row.title,
     description: row.description,
     passwordHash: row.passwordHash,
-    privacy: row.privacy,
-    privacyPasswordHash: row.privacyPasswordHash,
     disabled: row.disabled,
     quarantined: row.quarantined,
     expiresAt: row.expiresAt ? row.expiresAt.getTime() : null,
@@ -169,16 +196,17 @@ export function toServeLink(row: LoadedLink, clicksBase: number): ServeLink {
     metaDescription: row.metaDescription,
     metaImage: row.metaImage,
     deepLink: row.deepLink,
-    parameters: row.parameters ?? [],
+    parameters: orNone(row.parameters),
     campaignId: row.campaignId,
     targets,
-    pixels: json(row.pixels),
+    pixels: orNone(json(row.pixels)),
     page,
     clicksBase,
     localClicks: 0,
     lastRotation: row.lastRotation,
     redirectStatus: row.redirectStatus,
     cacheTtl: row.cacheTtl,
+    answer: undefined,
     broken: row.healthState === 'broken',
     fallback: row.fallback,
   }
@@ -205,17 +233,11 @@ export async function findStatsLink(db: Db, domainId: number | null, alias: stri
   return row
 }
 
-/** The id of the campaign a rotator slug names. */
-export async function findCampaignId(db: Db, slug: string): Promise<number | null> {
-  const [row] = await db.select({ id: campaigns.id }).from(campaigns).where(eq(campaigns.slug, slug))
-  return row?.id ?? null
-}
-
-/** Ids of the campaign's links that are enabled and not expired by date (clicks are checked live). */
-export async function activeCampaignLinkIds(db: Db, campaignId: number, now: Date): Promise<number[]> {
-  const rows = await db
-    .select({ id: links.id })
-    .from(links)
-    .where(and(eq(links.campaignId, campaignId), eq(links.disabled, false), or(isNull(links.expiresAt), gt(links.expiresAt, now))))
-  return rows.map((r) => r.id)
+/**
+ * The campaign a rotator slug names, with the ids of its links that are enabled and not expired by
+ * date (clicks are checked live), in one round trip; null when no campaign has the slug.
+ */
+export async function findRotator(db: Db, slug: string, now: Date): Promise<{ id: number; linkIds: number[] } | null> {
+  const [row] = await queriesOf(db).rotator.execute({ slug, now: now.toISOString() })
+  return row ? { id: row.id, linkIds: json(row.linkIds) } : null
 }

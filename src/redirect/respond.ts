@@ -10,11 +10,23 @@ export interface DirectPolicy {
   cacheTtl: number
 }
 
-/** A link's own `direct` answer (DECISIONS §10.5): its status, else REDIRECT_STATUS. */
-export const directPolicy = (link: Pick<ServeLink, 'redirectStatus' | 'cacheTtl'>, defaultStatus: number): DirectPolicy => ({
-  status: link.redirectStatus ?? defaultStatus,
-  cacheTtl: link.cacheTtl,
-})
+const policies = new Map<number, DirectPolicy>()
+
+/**
+ * A link's own `direct` answer (DECISIONS §10.5): its status, else REDIRECT_STATUS. Links with the
+ * same status and lifetime share one (frozen) policy: nothing per cached link.
+ */
+export function directPolicy(link: Pick<ServeLink, 'redirectStatus' | 'cacheTtl'>, defaultStatus: number): DirectPolicy {
+  const status = link.redirectStatus ?? defaultStatus
+  const key = link.cacheTtl * 1000 + status
+  let p = policies.get(key)
+  if (p === undefined) {
+    p = Object.freeze({ status, cacheTtl: link.cacheTtl })
+    // the same guard as cacheControls: few distinct lifetimes in practice
+    if (policies.size < 1000) policies.set(key, p)
+  }
+  return p
+}
 
 const cacheControls = new Map<number, string>()
 
@@ -41,13 +53,9 @@ export function redirectTo(reply: FastifyReply, status: number, location: string
 /** The page a visit that reached its destination is answered with (DECISIONS §5 step 7). */
 export type DestinationPage = 'direct' | 'frame' | 'splash' | 'overlay' | 'pixels'
 
-// a cached link is one object until it is reloaded, and nothing a page kind depends on changes in it
-const pageOf = new WeakMap<ServeLink, DestinationPage>()
-
+/** A cached link is one object until it is reloaded, and nothing its page kind depends on changes in it: kept on it. */
 export function destinationPage(link: ServeLink): DestinationPage {
-  let page = pageOf.get(link)
-  if (page === undefined) pageOf.set(link, (page = pageKind(link)))
-  return page
+  return (link.answer ??= pageKind(link))
 }
 
 function pageKind(link: ServeLink): DestinationPage {
@@ -72,9 +80,12 @@ function pageKind(link: ServeLink): DestinationPage {
  * and cache lifetime (or a 302 where the spec says so: rotator), through the pixel page when the
  * link has pixels.
  */
-export function sendDestination(reply: FastifyReply, link: ServeLink, dest: string, shortUrl: string, direct: DirectPolicy) {
-  const v = { link, dest: safeHref(dest), shortUrl }
-  switch (destinationPage(link)) {
+export function sendDestination<D>(reply: FastifyReply, link: ServeLink, dest: string, direct: DirectPolicy, domain: D, shortUrlOf: (domain: D, link: ServeLink) => string) {
+  const page = destinationPage(link)
+  // the common answer first: a redirect needs neither the page's href nor the short URL
+  if (page === 'direct') return redirectTo(reply, direct.status, dest, direct.cacheTtl)
+  const v = { link, dest: safeHref(dest), shortUrl: shortUrlOf(domain, link) }
+  switch (page) {
     case 'frame':
       return framePage(reply, v)
     case 'splash':
@@ -83,7 +94,5 @@ export function sendDestination(reply: FastifyReply, link: ServeLink, dest: stri
       return overlayPage(reply, v, link.page!)
     case 'pixels':
       return pixelPage(reply, v)
-    case 'direct':
-      return redirectTo(reply, direct.status, dest, direct.cacheTtl)
   }
 }

@@ -2,6 +2,7 @@ import { createHash, createHmac } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { safeEqual } from '../lib/crypto.js'
 import { DAY } from '../lib/time.js'
+import { readCookie } from '../http/cookies.js'
 
 /**
  * The cookie a right password earns (DECISIONS §5 step 4): per link and purpose (`link` opens the
@@ -37,9 +38,10 @@ export function isUnlocked(key: Buffer, kind: UnlockKind, linkId: number, passwo
 }
 
 export function hasUnlock(req: FastifyRequest, key: Buffer, kind: UnlockKind, linkId: number, passwordHash: string, now: number): boolean {
-  return isUnlocked(key, kind, linkId, passwordHash, req.cookies?.[unlockCookieName(kind, linkId)], now)
+  return isUnlocked(key, kind, linkId, passwordHash, readCookie(req, unlockCookieName(kind, linkId)), now)
 }
 
+/** Only on the password posts: their scope registers @fastify/cookie (a visit carries none). */
 export function setUnlock(reply: FastifyReply, req: FastifyRequest, key: Buffer, kind: UnlockKind, linkId: number, passwordHash: string, now: number) {
   reply.setCookie(unlockCookieName(kind, linkId), unlockValue(key, kind, linkId, passwordHash, now), {
     path: '/',

@@ -56,6 +56,19 @@ describe('CORS_ORIGINS set', () => {
     expect(denied.headers['access-control-allow-origin']).toBe(APP)
   })
 
+  it('lets the allowed origin read the 404 of an API path no route answers', async () => {
+    for (const [method, url] of [['GET', '/api/no-such-thing'], ['PATCH', '/api/url/1'], ['GET', '/links/1/destroy']] as const) {
+      const res = await t.app.inject({ method, url, headers: { origin: APP, authorization: `Bearer ${u.key}` } })
+      expect(res.statusCode, url).toBe(404)
+      expect(res.headers['access-control-allow-origin'], url).toBe(APP)
+      expect(res.json().error, url).toBe(1)
+    }
+    // other paths' 404s carry none
+    const page = await t.app.inject({ method: 'GET', url: '/no/such/page', headers: { origin: APP } })
+    expect(page.statusCode).toBe(404)
+    expect(corsHeaders(page)).toEqual([])
+  })
+
   it('gives an origin not on the list no CORS header at all', async () => {
     const pre = await preflight(t, '/api/url/add', OTHER)
     expect(pre.statusCode).toBe(404)

@@ -117,6 +117,8 @@ describe('links: plans and concurrency', () => {
       const off: Feature[] = ['custom', 'alias', 'domain', 'geo', 'device', 'pixels', 'bundle', 'parameters', 'splash', 'overlay']
       const poor = await t.makeUser({ off })
       await t.app.db.execute(`update users set plan_id = (select plan_id from users where id = ${poor.user.id}) where id = ${rich.user.id}`)
+      // a change behind the app's back: tell it, as the admin API does (accounts/key-cache.ts)
+      await t.app.accountsChanged()
       expect((await rich.api.get(`/api/url/${id}`)).statusCode).toBe(200)
       expect((await rich.api.get('/api/urls')).json().data.result).toBe(1)
       // resending the values it already has is not a new use

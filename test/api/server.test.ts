@@ -79,7 +79,7 @@ describe('health, logs and failures (in process)', () => {
     expect(ready.json()).toEqual({ status: 'unavailable', error: 1, message: 'The database is not answering.' })
     expect((await app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200)
 
-    const res = await app.inject({ method: 'GET', url: '/api/account', headers: { authorization: `Bearer ${key}` } })
+    const res = await app.inject({ method: 'GET', url: '/api/urls', headers: { authorization: `Bearer ${key}` } })
     // an unreachable database is not a bug: 503 and a time to come back (issue 13 item 5)
     expect(res.statusCode).toBe(503)
     expect(res.json()).toEqual({ error: 1, message: 'The database is not reachable right now; try again shortly.' })

@@ -88,6 +88,12 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: resources and admin', () =
     await dialog.getByRole('button', { name: 'Assign http://kurz.test/launch' }).click()
     await dialog.getByRole('button', { name: 'Assigned: http://kurz.test/launch' }).waitFor()
     await page.keyboard.press('Escape')
+    // the campaign's links: the Links page filtered to it
+    await page.getByRole('link', { name: 'Links of Spring' }).click()
+    await page.getByRole('link', { name: 'http://kurz.test/launch' }).waitFor()
+    // the campaign list loads beside the links: wait for its name, not just any option
+    await expect.poll(() => page.getByLabel('Campaign filter').locator('option:checked').textContent()).toBe('Spring')
+    expect(new URL(page.url()).searchParams.get('campaign')).toMatch(/^\d+$/)
 
     expect((await user.api.get('/api/domains')).json().data.domains).toEqual([expect.objectContaining({ domain: 'https://go.maker.example', redirectroot: 'https://maker.example' })])
     expect((await user.api.get('/api/pixels')).json().data.pixels).toEqual([expect.objectContaining({ type: 'gtmpixel', name: 'Site tags', tag: 'GTM-AB12CD3' })])

@@ -173,6 +173,18 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: sign-in, links, analytics,
     expect(svg.suggestedFilename()).toMatch(/\.svg$/)
     expect((await streamBytes(await svg.createReadStream())).toString('utf8')).toContain('<svg')
     expect((await user.api.get('/api/qr')).json().data.qrs).toEqual([expect.objectContaining({ name: 'Flyer', scans: 0 })])
+
+    // editing starts from what the code was made from: change only the colour, keep the rest
+    await page.getByRole('button', { name: 'Edit Flyer' }).click()
+    const edit = page.getByRole('dialog', { name: 'Edit Flyer' })
+    await expect.poll(() => edit.getByLabel('Link URL').inputValue()).toBe('https://example.com/flyer')
+    expect(await edit.getByLabel('Type').inputValue()).toBe('link')
+    expect(await edit.getByLabel('Foreground colour').inputValue()).toBe('#112233')
+    await edit.getByLabel('Foreground colour').fill('#003300')
+    await edit.getByRole('button', { name: 'Save QR code' }).click()
+    await edit.waitFor({ state: 'detached' })
+    const [saved] = (await user.api.get('/api/qr')).json().data.qrs
+    expect((await user.api.get(`/api/qr/${saved.id}/design`)).json().data).toMatchObject({ type: 'link', data: 'https://example.com/flyer', foreground: 'rgb(0,51,0)', name: 'Flyer' })
   })
 
   it('shows the API key only when asked, and rotates it after a confirmation', async () => {

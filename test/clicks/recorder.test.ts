@@ -184,7 +184,8 @@ describe('click recorder while the database is unreachable', () => {
       ? real.db
       : (new Proxy(real.db, {
           get(target, prop, receiver) {
-            if (prop === 'transaction' && down) return () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432'))
+            // a batch is one execute(), or a transaction when a webhook wants click events
+            if ((prop === 'transaction' || prop === 'execute') && down) return () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432'))
             return Reflect.get(target, prop, receiver)
           },
         }) as DbHandle['db'])

@@ -42,10 +42,11 @@ describe('click spool', () => {
     const database = await testDatabase()
     drop = database.drop
     const real = database.handle
-    // the database "away": every batch's transaction fails as a refused connection would
+    // the database "away": every batch fails as a refused connection would
     const db = new Proxy(real.db, {
       get(target, prop, receiver) {
-        if (prop === 'transaction' && down) return () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432'))
+        // a batch is one execute(), or a transaction when a webhook wants click events
+        if ((prop === 'transaction' || prop === 'execute') && down) return () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432'))
         return Reflect.get(target, prop, receiver)
       },
     }) as DbHandle['db']

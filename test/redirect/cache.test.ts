@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
+import { eq } from 'drizzle-orm'
 import { buildApp } from '../../src/app.js'
-import { testApp, testConfig, type TestApp, type TestUser } from '../helpers/app.js'
+import { links } from '../../src/db/schema/index.js'
+import { LinkCache } from '../../src/redirect/cache.js'
+import { appWith, testApp, testConfig, type TestApp, type TestUser } from '../helpers/app.js'
 import { addLink } from '../helpers/fixtures.js'
 import { redisUp, TEST_REDIS_URL } from '../helpers/redis.js'
 import { eventually } from '../helpers/wait.js'
@@ -96,5 +99,41 @@ describe('redirect cache on one instance', () => {
     expect(renamed.statusCode).toBe(200)
     expectRedirect(await visit(t, '/loaded1', { headers: { 'user-agent': 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X)' } }), 302, 'https://example.com/iphone')
     expectRedirect(await visit(t, '/loaded2'), 302, 'https://example.com/web')
+  })
+})
+
+/** An aged entry keeps answering while it is reloaded; a change no message announced shows after the reload. */
+describe('aged cache entries', () => {
+  let t: TestApp
+  let pro: TestUser
+  beforeAll(async () => { [t, pro] = await appWith({ plan: 'pro' }) })
+  afterAll(() => t?.close())
+
+  const cacheOf = () =>
+    new LinkCache({ db: t.app.db, defaultHost: 'kurz.test', liveClicks: t.app.clicks.live, log: t.app.log, redis: null, freshMs: 50, ttlMs: 600_000 })
+  const urlOf = async (cache: LinkCache, alias: string) => (await cache.byAlias(null, alias))?.url ?? null
+  const aged = () => new Promise((r) => setTimeout(r, 120))
+
+  it('serves the cached link once aged, reloads it behind the visit, then serves what the database holds', async () => {
+    const id = await addLink(pro, { url: 'https://example.com/old', custom: 'aged1' })
+    const cache = cacheOf()
+    expect(await urlOf(cache, 'aged1')).toBe('https://example.com/old')
+    await t.app.db.update(links).set({ url: 'https://example.com/new' }).where(eq(links.id, id)) // behind the cache's back
+    expect(await urlOf(cache, 'aged1')).toBe('https://example.com/old') // fresh: no reload
+    await aged()
+    const before = cache.stats().misses
+    expect(await urlOf(cache, 'aged1')).toBe('https://example.com/old') // aged: answered from memory...
+    await eventually(async () => (await urlOf(cache, 'aged1')) === 'https://example.com/new', 'the aged entry was reloaded')
+    expect(cache.stats().misses).toBe(before) // ...and never a miss
+  })
+
+  it('drops an aged link that is gone from the database', async () => {
+    const id = await addLink(pro, { url: 'https://example.com/gone', custom: 'aged2' })
+    const cache = cacheOf()
+    expect(await urlOf(cache, 'aged2')).toBe('https://example.com/gone')
+    await t.app.db.delete(links).where(eq(links.id, id))
+    await aged()
+    await urlOf(cache, 'aged2')
+    await eventually(async () => (await urlOf(cache, 'aged2')) === null, 'the deleted link left the cache')
   })
 })

@@ -19,7 +19,7 @@ describe('loadConfig', () => {
       redisUrl: undefined,
       trustProxy: false,
       corsOrigins: [],
-      redirect: { status: 302 },
+      redirect: { status: 302, cacheSize: 100_000 },
       logLevel: 'info',
       logIps: false,
       allowPrivateTargets: false,
@@ -44,7 +44,7 @@ describe('loadConfig', () => {
       PORT: '4000', HOST: '127.0.0.1', PUBLIC_URL: 'https://go.example', DATABASE_URL: 'postgres://u@db:5432/kurz',
       DATA_DIR: '/var/lib/kurz', SECRET_KEY: 'k'.repeat(32), ADMIN_EMAIL: 'ops@example.com', ADMIN_USERNAME: 'ops',
       ADMIN_PASSWORD: 'hunter22', ADMIN_API_KEY: 'A'.repeat(32), RATE_LIMIT_MAX: '10', RATE_LIMIT_WINDOW: '30',
-      V1_RATE_LIMIT_MAX: '50', DASHBOARD_RATE_LIMIT_MAX: '900', REDIS_URL: 'redis://cache:6379', TRUST_PROXY: 'true', REDIRECT_STATUS: '301', LOG_LEVEL: 'warn',
+      V1_RATE_LIMIT_MAX: '50', DASHBOARD_RATE_LIMIT_MAX: '900', REDIS_URL: 'redis://cache:6379', TRUST_PROXY: 'true', REDIRECT_STATUS: '301', REDIRECT_CACHE_SIZE: '250000', LOG_LEVEL: 'warn',
       CORS_ORIGINS: 'https://App.Example.com:443, http://localhost:5173/, https://app.example.com',
     })
     expect(c).toMatchObject({
@@ -57,7 +57,7 @@ describe('loadConfig', () => {
       redisUrl: 'redis://cache:6379',
       trustProxy: true,
       corsOrigins: ['https://app.example.com', 'http://localhost:5173'],
-      redirect: { status: 301 },
+      redirect: { status: 301, cacheSize: 250_000 },
       logLevel: 'warn',
     })
   })
@@ -105,6 +105,8 @@ describe('loadConfig', () => {
     [{ CORS_ORIGINS: 'https://app.example.com, ftp://files.example.com' }, /CORS_ORIGINS/],
     [{ CORS_ORIGINS: 'https://user:pw@app.example.com' }, /CORS_ORIGINS/],
     [{ REDIRECT_STATUS: '303' }, /REDIRECT_STATUS must be 301, 302, 307 or 308/],
+    [{ REDIRECT_CACHE_SIZE: 'lots' }, /REDIRECT_CACHE_SIZE must be a whole number of links/],
+    [{ REDIRECT_CACHE_SIZE: '10' }, /REDIRECT_CACHE_SIZE must be at least 100/],
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL/],
     [{ LOG_IPS: 'sometimes' }, /LOG_IPS must be true or false/],
     [{ COMPAT_LIST_ERROR: 'int' }, /COMPAT_LIST_ERROR must be string or number/],
@@ -140,9 +142,14 @@ describe('loadConfig', () => {
   it('reads exactly the variables of DECISIONS §1, each documented in README.md', () => {
     expect([...ENV_VARS].sort()).toEqual([
       'ADMIN_API_KEY', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'ADMIN_USERNAME', 'ALLOW_PRIVATE_TARGETS', 'COMPAT_LIST_ERROR', 'COMPAT_V1', 'CORS_ORIGINS', 'CREATE_LIMIT_PER_HOUR', 'DASHBOARD_RATE_LIMIT_MAX', 'DATABASE_URL', 'DATA_DIR', 'HEALTH_CHECK_INTERVAL', 'HOST', 'LOG_IPS', 'LOG_LEVEL', 'METRICS_TOKEN', 'PORT',
-      'PUBLIC_URL', 'RATE_LIMIT_MAX', 'RATE_LIMIT_WINDOW', 'REDIRECT_STATUS', 'REDIS_URL', 'SECRET_KEY', 'TRUST_PROXY', 'V1_RATE_LIMIT_MAX',
+      'PUBLIC_URL', 'RATE_LIMIT_MAX', 'RATE_LIMIT_WINDOW', 'REDIRECT_CACHE_SIZE', 'REDIRECT_STATUS', 'REDIS_URL', 'SECRET_KEY', 'TRUST_PROXY', 'V1_RATE_LIMIT_MAX',
     ])
     const readme = readFileSync(resolve(import.meta.dirname, '../../README.md'), 'utf8')
     for (const name of ENV_VARS) expect(readme).toContain(`| \`${name}\` |`)
+  })
+
+  it('passes every variable through docker-compose.yml', () => {
+    const compose = readFileSync(resolve(import.meta.dirname, '../../docker-compose.yml'), 'utf8')
+    for (const name of ENV_VARS) expect(compose).toMatch(new RegExp(`^ {6}${name}: `, 'm'))
   })
 })

@@ -1,8 +1,13 @@
 import { sql } from 'drizzle-orm'
 import { bigint, bigserial, boolean, date, index, integer, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core'
 import { createdAt } from './columns.js'
-import { links } from './links.js'
-import { qrCodes } from './qr.js'
+
+/*
+ * No foreign keys on the click tables (migration 0007): each click paid a key check on links or
+ * qr_codes in every table it touches. Deleting a link or a QR code deletes its rows through a
+ * statement trigger on links and qr_codes (every cascade path included), and write_click_batch()
+ * locks the batch's links and QR codes `for key share`, so a concurrent delete leaves no rows.
+ */
 
 /**
  * One row per visit (human or bot) of a link or scan of a QR code. Raw IPs are never stored:
@@ -12,8 +17,8 @@ export const clicks = pgTable(
   'clicks',
   {
     id: bigserial({ mode: 'number' }).primaryKey(),
-    linkId: integer().references(() => links.id, { onDelete: 'cascade' }),
-    qrId: integer().references(() => qrCodes.id, { onDelete: 'cascade' }),
+    linkId: integer(),
+    qrId: integer(),
     /** link | rotator | qr */
     source: text().notNull().default('link'),
     createdAt: createdAt(),
@@ -26,25 +31,27 @@ export const clicks = pgTable(
     bot: boolean().notNull().default(false),
     visitorHash: text().notNull(),
   },
-  // partial: a row belongs to a link or to a QR code, so each insert maintains one of the two
+  // partial: a row belongs to a link or to a QR code, so each insert maintains one of the two. The
+  // export and the delete trigger seek them; retention joins through them (its cutoff is per owner,
+  // so an index on created_at alone was never used)
   (t) => [
     index('clicks_link_created_idx').on(t.linkId, t.createdAt).where(sql`${t.linkId} is not null`),
     index('clicks_qr_created_idx').on(t.qrId, t.createdAt).where(sql`${t.qrId} is not null`),
-    index('clicks_created_idx').on(t.createdAt),
   ],
 )
 
 /**
  * Daily pre-aggregates that statistics read, so a link with millions of clicks answers from a few
  * hundred rows. `subject` is 'l<linkId>' or 'q<qrId>'; dimension is total | unique | bot | country |
- * referrer | browser | os | social. Totals are kept when detail is purged.
+ * referrer | browser | os | social. Totals are kept when detail is purged. Rollups, totals and hourly
+ * buckets have fillfactor 70 (migration 0007), so a batch's count update stays on its page (HOT).
  */
 export const clickRollups = pgTable(
   'click_rollups',
   {
     subject: text().notNull(),
-    linkId: integer().references(() => links.id, { onDelete: 'cascade' }),
-    qrId: integer().references(() => qrCodes.id, { onDelete: 'cascade' }),
+    linkId: integer(),
+    qrId: integer(),
     day: date({ mode: 'string' }).notNull(),
     dimension: text().notNull(),
     label: text().notNull(),
@@ -61,8 +68,8 @@ export const clickTotals = pgTable(
   'click_totals',
   {
     subject: text().notNull(),
-    linkId: integer().references(() => links.id, { onDelete: 'cascade' }),
-    qrId: integer().references(() => qrCodes.id, { onDelete: 'cascade' }),
+    linkId: integer(),
+    qrId: integer(),
     dimension: text().notNull(),
     label: text().notNull(),
     count: integer().notNull().default(0),
@@ -70,17 +77,20 @@ export const clickTotals = pgTable(
   (t) => [primaryKey({ columns: [t.subject, t.dimension, t.label] })],
 )
 
-/** Visitors seen per subject and day, so unique counts are exact without scanning clicks. */
+/**
+ * Visitors seen per subject and day, so unique counts are exact without scanning clicks. No index on
+ * day: retention's cutoff is per owner, so it joins by link / QR code and never seeks by day.
+ */
 export const clickVisitors = pgTable(
   'click_visitors',
   {
     subject: text().notNull(),
-    linkId: integer().references(() => links.id, { onDelete: 'cascade' }),
-    qrId: integer().references(() => qrCodes.id, { onDelete: 'cascade' }),
+    linkId: integer(),
+    qrId: integer(),
     day: date({ mode: 'string' }).notNull(),
     visitorHash: text().notNull(),
   },
-  (t) => [primaryKey({ columns: [t.subject, t.day, t.visitorHash] }), index('click_visitors_day_idx').on(t.day)],
+  (t) => [primaryKey({ columns: [t.subject, t.day, t.visitorHash] })],
 )
 
 /** Detailed clicks recorded per user and calendar month, for the plan's `clicks` quota. */
@@ -103,8 +113,8 @@ export const clickHourly = pgTable(
   'click_hourly',
   {
     subject: text().notNull(),
-    linkId: integer().references(() => links.id, { onDelete: 'cascade' }),
-    qrId: integer().references(() => qrCodes.id, { onDelete: 'cascade' }),
+    linkId: integer(),
+    qrId: integer(),
     hour: timestamp({ withTimezone: true, mode: 'string' }).notNull(),
     clicks: integer().notNull().default(0),
     uniqueClicks: integer().notNull().default(0),
@@ -122,8 +132,8 @@ export const clickVisitorHours = pgTable(
   'click_visitor_hours',
   {
     subject: text().notNull(),
-    linkId: integer().references(() => links.id, { onDelete: 'cascade' }),
-    qrId: integer().references(() => qrCodes.id, { onDelete: 'cascade' }),
+    linkId: integer(),
+    qrId: integer(),
     hour: timestamp({ withTimezone: true, mode: 'string' }).notNull(),
     visitorHash: text().notNull(),
   },

@@ -36,12 +36,14 @@ const account: FastifyPluginAsync = async (app) => {
       if (isUniqueViolation(err)) throw conflict('That email address is already registered.', 'email')
       throw err
     }
+    await app.accountsChanged()
     return { error: 0, message: 'Account has been updated successfully.' }
   })
 
   // POST /api/account/apikey – (extension) issue a new key; the old one answers 401 from now on
   r.post('/api/account/apikey', async (req) => {
     const apikey = await rotateApiKey(app.db, app.keys, req.user.id)
+    await app.accountsChanged()
     return { error: 0, message: 'A new API key has been issued; the previous key no longer works.', apikey }
   })
 }

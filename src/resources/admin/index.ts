@@ -47,6 +47,8 @@ const admin: FastifyPluginAsync = async (app) => {
   // POST /api/plan/add – (extension) create a plan
   r.post('/api/plan/add', { schema: { body: planInput } }, async (req) => {
     const plan = await savePlan(app.db, req.body)
+    // a new default plan is what ended subscriptions fall back to
+    await app.accountsChanged()
     return { error: 0, id: plan!.id, data: presentPlan(plan!) }
   })
 
@@ -54,6 +56,7 @@ const admin: FastifyPluginAsync = async (app) => {
   r.put('/api/plan/:id/update', { schema: { params: z.object({ id: pathId }), body: planInput.partial() } }, async (req) => {
     const plan = await savePlan(app.db, req.body, req.params.id)
     if (!plan) throw notFound('Plan not found.')
+    await app.accountsChanged()
     return { error: 0, message: 'Plan has been updated successfully.', data: presentPlan(plan) }
   })
 
@@ -70,6 +73,7 @@ const admin: FastifyPluginAsync = async (app) => {
     const planExpires =
       expiration ?? (plan.free || type === 'lifetime' ? null : type === 'monthly' ? addMonths(now, 1) : addMonths(now, 12))
     await app.db.update(users).set({ planId: plan.id, planExpires }).where(eq(users.id, req.params.userid))
+    await app.accountsChanged()
     return { error: 0, message: `User has been subscribed to the ${plan.name} plan.` }
   })
 
@@ -110,6 +114,7 @@ const admin: FastifyPluginAsync = async (app) => {
       return deleted.length ? { links: ownedLinks.map((l) => l.id), domains: ownedDomains.map((d) => d.id) } : null
     })
     if (!gone) throw notFound('User not found.')
+    await app.accountsChanged()
     await forgetCached(app, gone.links, gone.domains)
     return { error: 0, message: 'User has been deleted.' }
   })

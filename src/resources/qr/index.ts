@@ -86,6 +86,14 @@ const qr: FastifyPluginAsync = async (app) => {
     return { error: 0, details: presentQr(app.config, row), data: await qrStats(app.db, row.id) }
   })
 
+  // GET /api/qr/:id/design – (extension) what the code was made from, so an editor can start from it;
+  // the logo itself stays on the server (only whether there is one)
+  r.get('/api/qr/:id/design', { schema: { params: idParam } }, async (req) => {
+    const row = await repo.findOwnedQr(app.db, req.user.id, req.params.id)
+    if (!row) throw notFound('QR code not found.')
+    return { error: 0, data: { type: row.type, data: row.data, background: row.background, foreground: row.foreground, logo: row.logoHash !== null, name: row.name } }
+  })
+
   // GET /api/qr/:id/stats – scans over time, range totals and top lists, from rollups (DECISIONS §10.2)
   r.get('/api/qr/:id/stats', { schema: { params: idParam, querystring: statsQuery } }, async (req) => {
     const row = await repo.findOwnedQr(app.db, req.user.id, req.params.id)

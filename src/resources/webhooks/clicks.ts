@@ -1,15 +1,25 @@
 import type { BatchHook } from '../../clicks/batch.js'
 import { enqueueClickEvents } from './outbox.js'
+import type { WebhookSubscriptions } from './subscriptions.js'
 
-/** The click batch's hook: `link.clicked` / `qr.scanned` with what enrichment found, never the IP. */
-export function clickEvents(publicUrl: string): BatchHook {
-  return (tx, hits) =>
-    enqueueClickEvents(
-      tx,
-      publicUrl,
-      hits.map((h) => {
-        const e = h.enriched!
-        return { linkId: h.linkId, qrId: h.qrId, userId: h.userId, at: h.at, bot: e.bot, country: e.country, device: e.device, browser: e.browser, os: e.os, referrer: e.referrer, language: e.language }
-      }),
-    )
+/**
+ * The click batch's hook: `link.clicked` / `qr.scanned` with what enrichment found, never the IP.
+ * `active` says whether any webhook may want click events (this instance's copy of the
+ * subscriptions): while none does, a batch needs no transaction around its one statement. A webhook
+ * gets click events from when this instance has heard of it: at once through Redis, within
+ * subscriptions.ts's LOCAL_TTL without.
+ */
+export function clickEvents(publicUrl: string, subscriptions: WebhookSubscriptions): BatchHook {
+  return {
+    active: () => subscriptions.wantsAny('link.clicked') || subscriptions.wantsAny('qr.scanned'),
+    write: (tx, hits) =>
+      enqueueClickEvents(
+        tx,
+        publicUrl,
+        hits.map((h) => {
+          const e = h.enriched!
+          return { linkId: h.linkId, qrId: h.qrId, userId: h.userId, at: h.at, bot: e.bot, country: e.country, device: e.device, browser: e.browser, os: e.os, referrer: e.referrer, language: e.language }
+        }),
+      ),
+  }
 }

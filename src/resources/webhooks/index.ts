@@ -67,6 +67,7 @@ const webhooksPlugin: FastifyPluginAsync = async (app) => {
       if ((await repo.countWebhooks(tx, req.user.id)) >= MAX_WEBHOOKS) throw forbidden(`An account may have at most ${MAX_WEBHOOKS} webhooks; delete one first.`)
       return repo.insertWebhook(tx, req.user.id, { url: req.body.url, events: req.body.events, description: req.body.description ?? null, secret })
     })
+    await app.webhookSubscriptions.changed()
     return { error: 0, id: row.id, secret }
   })
 
@@ -87,12 +88,14 @@ const webhooksPlugin: FastifyPluginAsync = async (app) => {
     if (b.enabled !== undefined) Object.assign(changes, { enabled: b.enabled, disabledReason: null, failingSince: null })
     if (b.rotateSecret) changes.secret = newSecret()
     if (Object.keys(changes).length && !(await repo.updateWebhook(app.db, req.user.id, req.params.id, changes))) throw notFound('Webhook not found.')
+    if (changes.events !== undefined || changes.enabled !== undefined) await app.webhookSubscriptions.changed()
     return { error: 0, message: 'Webhook has been updated successfully.' }
   })
 
   // DELETE /api/webhook/:id/delete – the webhook and its deliveries, pending ones included
   r.delete('/api/webhook/:id/delete', { schema: { params: idParam } }, async (req) => {
     if (!(await repo.deleteWebhook(app.db, req.user.id, req.params.id))) throw notFound('Webhook not found.')
+    await app.webhookSubscriptions.changed()
     return { error: 0, message: 'Webhook has been deleted successfully.' }
   })
 

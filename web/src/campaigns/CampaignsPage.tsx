@@ -1,4 +1,5 @@
 import { useState, type FormEvent } from 'react'
+import { Link } from 'react-router'
 import { api } from '../api/client'
 import type { Campaign, ListOf } from '../api/types'
 import { announce } from '../ui/announce'
@@ -50,6 +51,7 @@ export function CampaignsPage() {
                 <span className="sub">List</span> <code>{c.list}</code> <CopyButton value={c.list} />
               </p>
               <div className="cell-actions">
+                <Link className="button secondary small" to={`/links?campaign=${c.id}`} aria-label={`Links of ${c.name}`}>View links</Link>
                 <button type="button" className="small" onClick={() => (assign.setError(undefined), setAssigning(c))} aria-label={`Assign links to ${c.name}`}>Assign links</button>
                 <button type="button" className="secondary small" onClick={() => setEditing(c)} aria-label={`Edit ${c.name}`}>Edit</button>
                 <button type="button" className="secondary small" onClick={() => onDelete(c)} aria-label={`Delete ${c.name}`}>Delete</button>

@@ -137,6 +137,7 @@ export function LinksPage() {
           {(id) => (
             <select id={id} value={q.domain} onChange={(e) => set({ domain: e.target.value })}>
               <option value="">All domains</option>
+              <PendingOption value={q.domain} among={options.data?.domains} />
               {options.data?.domains.map((d) => (
                 <option key={d.id} value={d.id}>
                   {d.domain.replace(/^https?:\/\//, '')}
@@ -149,6 +150,7 @@ export function LinksPage() {
           {(id) => (
             <select id={id} value={q.space} onChange={(e) => set({ channel: e.target.value })}>
               <option value="">All channels</option>
+              <PendingOption value={q.space} among={options.data?.channels} />
               {options.data?.channels.map((c) => (
                 <option key={c.id} value={c.id}>
                   {c.name}
@@ -161,6 +163,7 @@ export function LinksPage() {
           {(id) => (
             <select id={id} value={q.campaign} onChange={(e) => set({ campaign: e.target.value })}>
               <option value="">All campaigns</option>
+              <PendingOption value={q.campaign} among={options.data?.campaigns} />
               {options.data?.campaigns.map((c) => (
                 <option key={c.id} value={c.id}>
                   {c.name}
@@ -253,4 +256,11 @@ export function LinksPage() {
       </Modal>
     </>
   )
+}
+
+/** A filter named in the address stays selected while its list loads (or after
+ * the object is gone), instead of the select falling back to "All". */
+function PendingOption({ value, among }: { value: string; among?: { id: number | string }[] }) {
+  if (!value || among?.some((o) => String(o.id) === value)) return null
+  return <option value={value}>{among ? `#${value} (not found)` : 'Loading…'}</option>
 }

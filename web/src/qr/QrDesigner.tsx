@@ -86,6 +86,40 @@ const FIELDS: Record<QrType, [string, string, string?][]> = {
   ],
 }
 
+/** GET /api/qr/:id/design: what a saved code was made from (its logo stays on the server). */
+export interface QrDesign {
+  type: QrType
+  data: unknown
+  foreground: string
+  background: string
+  logo: boolean
+  name: string
+}
+
+/** The form's values for a saved code's `data`; content sent as one finished string only fills the fields it can. */
+function valuesOf(type: QrType, data: unknown): Values {
+  const values: Values = { encryption: 'WPA' }
+  if (typeof data === 'string') {
+    const key = { link: 'url', text: 'text', phone: 'phone' }[type as string]
+    if (key) values[key] = data
+    return values
+  }
+  if (data && typeof data === 'object') {
+    for (const [k, v] of Object.entries(data)) {
+      if (typeof v === 'string' || typeof v === 'number') values[k] = String(v)
+      else if (typeof v === 'boolean') values[k] = v ? '1' : ''
+    }
+  }
+  return values
+}
+
+/** `rgb(r,g,b)` as the colour input's `#rrggbb`. */
+function hexOf(colour: string, fallback: string): string {
+  const m = /^rgb\((\d{1,3}),(\d{1,3}),(\d{1,3})\)$/.exec(colour.replace(/\s+/g, ''))
+  if (!m) return fallback
+  return `#${m.slice(1).map((n) => Math.min(255, Number(n)).toString(16).padStart(2, '0')).join('')}`
+}
+
 export interface QrSubmit {
   name?: string
   type: QrType
@@ -96,13 +130,17 @@ export interface QrSubmit {
 }
 
 /** Type, content, colours, logo and size, with a preview redrawn on every change. */
-export function QrDesigner(props: { initialName?: string; editing?: boolean; busy: boolean; error?: string; onSubmit: (v: QrSubmit) => void; onCancel: () => void }) {
-  const [name, setName] = useState(props.initialName ?? '')
-  const [type, setType] = useState<QrType>('link')
-  const [values, setValues] = useState<Values>({ encryption: 'WPA' })
-  const [fg, setFg] = useState('#1b2030')
-  const [bg, setBg] = useState('#ffffff')
+export function QrDesigner(props: { initial?: QrDesign; busy: boolean; error?: string; onSubmit: (v: QrSubmit) => void; onCancel: () => void }) {
+  const initial = props.initial
+  const editing = initial !== undefined
+  const [name, setName] = useState(initial?.name ?? '')
+  const [type, setType] = useState<QrType>(initial?.type ?? 'link')
+  const [values, setValues] = useState<Values>(() => (initial ? valuesOf(initial.type, initial.data) : { encryption: 'WPA' }))
+  const [fg, setFg] = useState(initial ? hexOf(initial.foreground, '#000000') : '#1b2030')
+  const [bg, setBg] = useState(initial ? hexOf(initial.background, '#ffffff') : '#ffffff')
   const [logo, setLogo] = useState<string>()
+  // a saved code's logo stays on the server: kept unless the user removes or replaces it
+  const [savedLogo, setSavedLogo] = useState(initial?.logo ?? false)
   const [logoError, setLogoError] = useState<string>()
   const [size, setSize] = useState(300)
   const canvas = useRef<HTMLCanvasElement>(null)
@@ -144,7 +182,7 @@ export function QrDesigner(props: { initialName?: string; editing?: boolean; bus
 
   function submit(e: FormEvent) {
     e.preventDefault()
-    props.onSubmit({ name: name.trim() || undefined, type, data: dataOf(type, values), foreground: fg, background: bg, logo: logo ?? (props.editing ? undefined : undefined) })
+    props.onSubmit({ name: name.trim() || undefined, type, data: dataOf(type, values), foreground: fg, background: bg, logo: logo ?? (editing && !savedLogo ? null : undefined) })
   }
 
   const set = (k: string, v: string) => setValues({ ...values, [k]: v })
@@ -197,9 +235,10 @@ export function QrDesigner(props: { initialName?: string; editing?: boolean; bus
         <Field label="Logo" hint="PNG or JPEG, at most 256 KB; it sits in the middle of the code.">
           {(id, hint) => <input id={id} aria-describedby={hint} type="file" accept="image/png,image/jpeg" onChange={(e) => onLogo(e.target.files?.[0])} />}
         </Field>
-        {logo && (
+        {(logo || savedLogo) && (
           <p>
-            <button type="button" className="secondary small" onClick={() => setLogo(undefined)}>
+            {!logo && <span className="hint">This code has a logo (not drawn in the preview). </span>}
+            <button type="button" className="secondary small" onClick={() => (setLogo(undefined), setSavedLogo(false))}>
               Remove logo
             </button>
           </p>
@@ -223,7 +262,7 @@ export function QrDesigner(props: { initialName?: string; editing?: boolean; bus
             Cancel
           </button>
           <button type="submit" disabled={props.busy}>
-            {props.editing ? 'Save QR code' : 'Create QR code'}
+            {editing ? 'Save QR code' : 'Create QR code'}
           </button>
         </div>
       </div>

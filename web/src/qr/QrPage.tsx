@@ -7,14 +7,15 @@ import { useConfirm } from '../ui/confirm'
 import { formatDate, formatNumber, localPath } from '../ui/format'
 import { useAction, useLoad } from '../ui/hooks'
 import { EmptyState, ErrorNote, Loading, Modal, PageHead, Pager } from '../ui/parts'
-import { QrDesigner, type QrSubmit } from './QrDesigner'
+import { QrDesigner, type QrDesign, type QrSubmit } from './QrDesigner'
 
 export function QrPage() {
   const [params, setParams] = useSearchParams()
   const page = Number(params.get('page') ?? '1') || 1
   const list = useLoad(() => api.get<ListOf<'qrs', Qr>>(`/api/qr${qs({ page, limit: 24 })}`), [page])
-  const [designing, setDesigning] = useState<{ qr?: Qr } | null>(null)
+  const [designing, setDesigning] = useState<{ qr?: Qr; design?: QrDesign } | null>(null)
   const save = useAction()
+  const open = useAction()
   const remove = useAction()
   const confirm = useConfirm()
 
@@ -26,6 +27,13 @@ export function QrPage() {
       announce(editing ? 'QR code saved.' : 'QR code created.')
       list.reload()
     }
+  }
+
+  /** Edits start from what the code was made from (GET /api/qr/:id/design). */
+  async function onEdit(qr: Qr) {
+    save.setError(undefined)
+    let design: QrDesign | undefined
+    if (await open.run(async () => (design = (await api.get<{ data: QrDesign }>(`/api/qr/${qr.id}/design`)).data))) setDesigning({ qr, design })
   }
 
   async function onDelete(qr: Qr) {
@@ -41,7 +49,7 @@ export function QrPage() {
           New QR code
         </button>
       </PageHead>
-      <ErrorNote message={list.error ?? remove.error} onRetry={list.error ? list.reload : undefined} />
+      <ErrorNote message={list.error ?? remove.error ?? open.error} onRetry={list.error ? list.reload : undefined} />
       {list.loading && !rows && <Loading what="Loading your QR codes" />}
       {rows && rows.length === 0 && (
         <EmptyState title="No QR codes yet" action={<button type="button" onClick={() => setDesigning({})}>Design a QR code</button>}>
@@ -88,7 +96,7 @@ export function QrPage() {
                         <a className="button secondary small" href={`${path}?format=svg`} download={`${qr.name}.svg`} aria-label={`Download ${qr.name} as SVG`}>
                           SVG
                         </a>
-                        <button type="button" className="secondary small" onClick={() => (save.setError(undefined), setDesigning({ qr }))} aria-label={`Edit ${qr.name}`}>
+                        <button type="button" className="secondary small" onClick={() => onEdit(qr)} disabled={open.busy} aria-label={`Edit ${qr.name}`}>
                           Edit
                         </button>
                         <button type="button" className="secondary small" onClick={() => onDelete(qr)} aria-label={`Delete ${qr.name}`}>
@@ -105,7 +113,7 @@ export function QrPage() {
       )}
       {list.data && <Pager page={list.data.data.currentpage} maxPage={list.data.data.maxpage} total={list.data.data.result} noun="QR codes" onPage={(p) => setParams({ page: String(p) })} />}
       <Modal title={designing?.qr ? `Edit ${designing.qr.name}` : 'New QR code'} open={!!designing} onClose={() => setDesigning(null)} wide>
-        {designing && <QrDesigner initialName={designing.qr?.name} editing={!!designing.qr} busy={save.busy} error={save.error} onSubmit={onSubmit} onCancel={() => setDesigning(null)} />}
+        {designing && <QrDesigner key={designing.qr?.id ?? 'new'} initial={designing.design} busy={save.busy} error={save.error} onSubmit={onSubmit} onCancel={() => setDesigning(null)} />}
       </Modal>
     </>
   )

@@ -78,16 +78,19 @@ export function CopyButton({ value, label = 'Copy', what = 'Copied' }: { value: 
   )
 }
 
+/** "1 link", "2 links", "1 entry": `noun` is the plural. */
+const counted = (n: number, noun: string) => `${n.toLocaleString()} ${n !== 1 ? noun : noun.endsWith('ies') ? `${noun.slice(0, -3)}y` : noun.replace(/s$/, '')}`
+
 export function Pager(props: { page: number; maxPage: number; total: number; onPage: (p: number) => void; noun: string }) {
   if (props.total === 0) return null
-  if (props.maxPage <= 1) return <p className="pager">{props.total} {props.noun}</p>
+  if (props.maxPage <= 1) return <p className="pager">{counted(props.total, props.noun)}</p>
   return (
     <nav className="pager" aria-label={`Pages of ${props.noun}`}>
       <button type="button" className="secondary" disabled={props.page <= 1} onClick={() => props.onPage(props.page - 1)}>
         Previous page
       </button>
       <span>
-        Page {props.page} of {props.maxPage} · {props.total} {props.noun}
+        Page {props.page} of {props.maxPage} · {counted(props.total, props.noun)}
       </span>
       <button type="button" className="secondary" disabled={props.page >= props.maxPage} onClick={() => props.onPage(props.page + 1)}>
         Next page

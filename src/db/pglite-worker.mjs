@@ -1,0 +1,120 @@
+// The embedded database's thread: PGlite runs here so that its WASM work (a write, a migration, a
+// vacuum) never blocks the event loop that serves redirects and health probes. pglite-remote.ts is
+// the other end. Plain JavaScript on purpose: Node loads it as is under tsx/vitest (from src/) and
+// from the build (tsconfig.build.json's allowJs copies it to dist/), so no TypeScript loader is
+// needed inside the worker.
+import { parentPort, workerData } from 'node:worker_threads'
+import { PGlite } from '@electric-sql/pglite'
+
+if (!parentPort) throw new Error('pglite-worker.mjs runs as a worker thread only')
+const port = parentPort
+
+// drizzle passes these parsers on every query: timestamps, dates, intervals and their arrays stay
+// the text Postgres sent (its mappers parse them). Functions cannot cross threads, so they live here.
+const keep = (/** @type {string} */ value) => value
+const PARSERS = Object.fromEntries([1114, 1184, 1186, 1082, 1231, 1115, 1185, 1187, 1182].map((oid) => [oid, keep]))
+
+/**
+ * An error as a plain object: structured clone keeps only an Error's message and stack. Every
+ * field PGlite set (code, constraint, detail, table, column...; name and errno of a file system
+ * error such as ENOSPC) crosses, never the query's parameters.
+ */
+function plain(err) {
+  if (!err || typeof err !== 'object') return { message: String(err) }
+  const out = { name: err.name, message: err.message, stack: err.stack }
+  for (const [key, value] of Object.entries(err)) if (key !== 'params' && (value === null || typeof value !== 'object')) out[key] = value
+  return out
+}
+
+const { dir, conf, load } = workerData
+const pg = new PGlite(dir, { postgresqlconf: conf, ...(load ? { loadDataDir: new Blob([load]) } : {}) })
+
+/** open transactions by id: the PGlite transaction and how to end it */
+const open = new Map()
+let nextTx = 1
+const ROLLBACK = Symbol('rollback')
+
+/** Opens a transaction and answers with its id once BEGIN ran; it lasts until `end`. */
+function begin() {
+  return new Promise((started, failed) => {
+    const id = nextTx++
+    const entry = { tx: null, commit: () => {}, rollback: () => {}, done: null }
+    entry.done = pg
+      .transaction((tx) => {
+        entry.tx = tx
+        open.set(id, entry)
+        started(id)
+        return new Promise((commit, rollback) => Object.assign(entry, { commit, rollback: () => rollback(ROLLBACK) }))
+      })
+      .finally(() => open.delete(id))
+    // before `started` this reports a failed BEGIN; afterwards `end` reports the outcome
+    entry.done.catch(failed)
+  })
+}
+
+async function end(id, commit) {
+  const entry = open.get(id)
+  if (!entry) throw new Error(`transaction ${id} is not open`)
+  if (commit) entry.commit()
+  else entry.rollback()
+  try {
+    await entry.done
+  } catch (err) {
+    if (err !== ROLLBACK) throw err
+  }
+}
+
+/**
+ * Query options, built once. PGlite merges a query's `parsers` into a copy of its whole parser
+ * table on every query (a fifth of this thread's time on small queries), so the fixed set goes into
+ * that table once, when it is there to take them.
+ */
+let OPTIONS = { array: { rowMode: 'array', parsers: PARSERS }, object: { rowMode: 'object', parsers: PARSERS } }
+function shareParsers() {
+  if (!pg.parsers || typeof pg.parsers !== 'object') return
+  Object.assign(pg.parsers, PARSERS)
+  OPTIONS = { array: { rowMode: 'array' }, object: { rowMode: 'object' } }
+}
+
+async function query(m) {
+  const target = m.tx ? open.get(m.tx)?.tx : pg
+  if (!target) throw new Error(`transaction ${m.tx} is not open`)
+  const r = await target.query(m.sql, m.params, m.array ? OPTIONS.array : OPTIONS.object)
+  const fields = r.fields.map((f) => ({ name: f.name, dataTypeID: f.dataTypeID }))
+  return { rows: r.rows, fields, command: r.command, affectedRows: r.affectedRows, rowCount: r.rowCount }
+}
+
+async function run(m) {
+  switch (m.op) {
+    case 'q':
+      return [await query(m)]
+    case 'begin':
+      return [await begin()]
+    case 'end':
+      return [await end(m.tx, m.commit)]
+    case 'dump': {
+      const bytes = new Uint8Array(await (await pg.dumpDataDir(m.compression)).arrayBuffer())
+      return [bytes, [bytes.buffer]]
+    }
+    case 'close':
+      return [await pg.close()]
+    default:
+      throw new Error(`unknown operation ${m.op}`)
+  }
+}
+
+port.on('message', (m) => {
+  run(m).then(
+    ([value, transfer]) => port.postMessage({ id: m.id, value }, transfer ?? []),
+    (err) => port.postMessage({ id: m.id, error: plain(err) }),
+  )
+})
+
+// id 0 answers the opening: ready, or why PGlite could not open the directory
+pg.waitReady.then(
+  () => {
+    shareParsers()
+    port.postMessage({ id: 0, value: true })
+  },
+  (err) => port.postMessage({ id: 0, error: plain(err) }),
+)

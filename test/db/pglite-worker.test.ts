@@ -1,0 +1,126 @@
+import type { Worker } from 'node:worker_threads'
+import { sql } from 'drizzle-orm'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createDb, type DbHandle } from '../../src/db/client.js'
+import { isDatabaseUnavailable, isUniqueViolation } from '../../src/http/errors.js'
+
+/*
+ * PGlite runs in a worker thread (src/db/pglite-worker.mjs, src/db/pglite-remote.ts): this event
+ * loop keeps turning while it works, and drizzle sees the same results, errors and transactions as
+ * with PGlite in process.
+ */
+
+const values = async (handle: DbHandle, table: string) =>
+  (await handle.db.execute<{ x: number }>(sql.raw(`select x from ${table} order by x`))).rows.map((r) => r.x)
+
+describe('PGlite in a worker thread', () => {
+  let handle: DbHandle
+
+  beforeAll(async () => {
+    handle = await createDb({ kind: 'pglite' })
+    await handle.db.execute(sql`create table items (x int constraint items_x_key unique)`)
+  })
+  afterAll(() => handle.close())
+
+  it('a timer on this thread fires while a long statement runs in PGlite', async () => {
+    const order: string[] = []
+    const timer = new Promise<void>((resolve) => setTimeout(() => resolve(void order.push('timer')), 10))
+    await handle.db.execute(sql`select pg_sleep(1)`)
+    order.push('statement')
+    await timer
+    expect(order).toEqual(['timer', 'statement'])
+  })
+
+  it('a transaction that throws rolls back and rethrows the same error', async () => {
+    const boom = new Error('boom')
+    const run = handle.db.transaction(async (tx) => {
+      await tx.execute(sql`insert into items values (1), (2)`)
+      throw boom
+    })
+    await expect(run).rejects.toBe(boom)
+    expect(await values(handle, 'items')).toEqual([])
+  })
+
+  it('a unique violation arrives with its code, constraint, table and detail', async () => {
+    await handle.db.execute(sql`insert into items values (7)`)
+    const err = await handle.db.execute(sql`insert into items values (7)`).catch((e: unknown) => e)
+    expect(isUniqueViolation(err)).toBe(true)
+    const cause = (err as { cause: Record<string, unknown> }).cause
+    expect(cause).toBeInstanceOf(Error)
+    expect(cause).toMatchObject({ code: '23505', constraint: 'items_x_key', table: 'items', detail: 'Key (x)=(7) already exists.' })
+    expect(cause.params).toBeUndefined()
+    // an error inside a transaction aborts it: the whole transaction rolls back
+    await expect(handle.db.transaction((tx) => tx.execute(sql`insert into items values (8), (7)`))).rejects.toThrow()
+    expect(await values(handle, 'items')).toEqual([7])
+    await handle.db.execute(sql`delete from items`)
+  })
+
+  it('nested transactions are savepoints: an inner failure undoes only the inner part', async () => {
+    await handle.db.transaction(async (tx) => {
+      await tx.execute(sql`insert into items values (1)`)
+      await expect(
+        tx.transaction(async (inner) => {
+          await inner.execute(sql`insert into items values (2)`)
+          await inner.execute(sql`insert into items values (1)`)
+        }),
+      ).rejects.toThrow()
+      await tx.transaction(async (inner) => {
+        await inner.execute(sql`insert into items values (3)`)
+      })
+    })
+    expect(await values(handle, 'items')).toEqual([1, 3])
+    await handle.db.execute(sql`delete from items`)
+  })
+
+  it('a query outside an open transaction waits for its commit', async () => {
+    const order: string[] = []
+    let outside: Promise<number[]> | undefined
+    await handle.db.transaction(async (tx) => {
+      await tx.execute(sql`insert into items values (5)`)
+      outside = values(handle, 'items').then((v) => (order.push('outside'), v))
+      await tx.execute(sql`insert into items values (6)`)
+      order.push('committing')
+    })
+    expect(await outside).toEqual([5, 6])
+    expect(order).toEqual(['committing', 'outside'])
+    await handle.db.execute(sql`delete from items`)
+  })
+
+  it('raw results look as in-process PGlite made them: timestamps and dates as text, json parsed, affectedRows', async () => {
+    const { rows } = await handle.db.execute(
+      sql`select timestamptz '2024-05-06 07:08:09+00' as at, date '2024-05-06' as day, interval '1 hour' as span, '{"a":1}'::jsonb as j, 2::int8 as big, array[date '2024-05-06'] as days`,
+    )
+    expect(rows).toEqual([{ at: '2024-05-06 07:08:09+00', day: '2024-05-06', span: '01:00:00', j: { a: 1 }, big: 2, days: '{2024-05-06}' }])
+    await handle.db.execute(sql`insert into items values (1), (2), (3)`)
+    const deleted = await handle.db.execute(sql`delete from items where x > 1`)
+    expect((deleted as unknown as { affectedRows: number }).affectedRows).toBe(2)
+    await handle.db.execute(sql`delete from items`)
+  })
+})
+
+describe('PGlite worker lifecycle', () => {
+  it('after close() every call fails as "PGlite is closed" (a database away) and ping is false', async () => {
+    const handle = await createDb({ kind: 'pglite' })
+    expect(await handle.ping()).toBe(true)
+    await handle.close()
+    expect(await handle.ping()).toBe(false)
+    const err = await handle.db.execute(sql`select 1`).catch((e: unknown) => e)
+    expect(isDatabaseUnavailable(err)).toBe(true)
+    await handle.close() // twice is harmless
+  })
+
+  it('a worker that dies fails the pending call with a clear error, then every call, and reports itself lost', async () => {
+    const handle = await createDb({ kind: 'pglite' })
+    const pending = handle.db.execute(sql`select pg_sleep(5)`).catch((e: unknown) => e)
+    // the thread ends without close(): what a crash of the WASM runtime looks like from here
+    const worker = (handle.db as unknown as { $client: { worker: Worker } }).$client.worker
+    await worker.terminate()
+    const err = (await pending) as Error & { cause?: Error }
+    expect((err.cause ?? err).message).toMatch(/^PGlite is closed: its worker thread stopped/)
+    expect(isDatabaseUnavailable(err)).toBe(true)
+    expect((await handle.lost)?.message).toMatch(/worker thread stopped/)
+    expect(await handle.ping()).toBe(false)
+    expect(isDatabaseUnavailable(await handle.db.execute(sql`select 1`).catch((e: unknown) => e))).toBe(true)
+    await handle.close()
+  })
+})
