@@ -6,7 +6,7 @@
  */
 import { SIZES, burst, fmt, log, median, type Row } from './lib.js'
 import { CACHED_ALIAS } from './redirect.js'
-import type { Backend } from './servers.js'
+import { drained, type Backend } from './servers.js'
 
 export const RANDOM_PREFIX = 'rnd-'
 
@@ -59,6 +59,8 @@ export async function randomAliasRows(list: Backend[]): Promise<Row[]> {
       log(`warm round ${i + 1}, ${b.label}: ${fmt(r.rps)}/s random vs ${fmt(ref.rps)}/s one link`)
     }
   }
+  // the clicks of these rounds are written before the next row measures anything
+  for (const b of list) await drained(b.server!)
   return list.flatMap((b) => {
     const w = median(warm.get(b)!)
     const c = median(cold.get(b)!)

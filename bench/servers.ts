@@ -94,7 +94,7 @@ export function stop(s: Server, signal: NodeJS.Signals = 'SIGTERM'): Promise<num
   })
 }
 
-function kurzEnv(extra: Record<string, string>): Record<string, string> {
+export function kurzEnv(extra: Record<string, string>): Record<string, string> {
   return {
     SECRET_KEY: SECRET,
     ADMIN_EMAIL,
