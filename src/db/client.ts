@@ -48,6 +48,16 @@ async function initPgliteDir(dir: string): Promise<void> {
   }
 }
 
+/**
+ * Hot statements (the redirect's cache-miss loads) are planned once on the embedded database, where
+ * planning them cost more than running them; Postgres plans its unnamed statements fast enough, and
+ * poolers in transaction mode do not keep named ones.
+ */
+export function keepPlanned(db: Db, query: { sql: string }): void {
+  const client = (db as unknown as { $client?: unknown }).$client
+  if (client instanceof PgliteRemote) client.keepPlanned(query.sql)
+}
+
 export async function createDb(config: DbConfig): Promise<DbHandle> {
   if (config.kind === 'pg') {
     const pool = new pg.Pool({ connectionString: config.url, max: 10, connectionTimeoutMillis: 5_000 })

@@ -65,6 +65,7 @@ export interface RemoteOptions {
 export class PgliteRemote {
   private readonly pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>()
   private seq = 0
+  private readonly planned = new Set<string>()
   private ending = false
   private down: Error | null = null
   /** settles once, when the worker stops without close(): the reason every call now fails with */
@@ -107,7 +108,12 @@ export class PgliteRemote {
   }
 
   query(sql: string, params?: unknown[], options?: QueryOptions): Promise<RemoteResult> {
-    return this.send({ op: 'q', sql, params, array: options?.rowMode === 'array' }) as Promise<RemoteResult>
+    return this.send({ op: 'q', sql, params, array: options?.rowMode === 'array', planned: this.planned.has(sql) }) as Promise<RemoteResult>
+  }
+
+  /** Runs this statement text, outside transactions, as a statement prepared once (see the worker's plannedQuery). */
+  keepPlanned(sql: string): void {
+    this.planned.add(sql)
   }
 
   /** Queries carrying this transaction's id run inside it; a throw here rolls it back and is rethrown. */

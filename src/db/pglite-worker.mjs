@@ -76,10 +76,44 @@ function shareParsers() {
   OPTIONS = { array: { rowMode: 'array' }, object: { rowMode: 'object' } }
 }
 
+/**
+ * A statement's parameter as an SQL literal, for EXECUTE (which takes no bind parameters); undefined
+ * for any other kind of value, which then goes the ordinary way. E'' with backslashes and quotes
+ * doubled reads the same whatever standard_conforming_strings says.
+ */
+function literal(v) {
+  if (v === null || v === undefined) return 'NULL'
+  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : undefined
+  if (typeof v === 'boolean') return v ? 'true' : 'false'
+  if (typeof v === 'string' && !v.includes('\0')) return `E'${v.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`
+  return undefined
+}
+
+/** statements kept planned (pglite-remote.ts keepPlanned): their text → the prepared statement's name */
+const planned = new Map()
+
+/**
+ * PGlite runs every query as an unnamed statement, planned anew each time; for the redirect's
+ * cache-miss load (forty columns and four subselects) planning took longer than running it. Those
+ * texts are prepared once in this session and run by EXECUTE; Postgres keeps their plan.
+ */
+async function plannedQuery(m, options) {
+  const values = (m.params ?? []).map(literal)
+  if (values.includes(undefined)) return null
+  let name = planned.get(m.sql)
+  if (!name) {
+    name = `kurz_planned_${planned.size + 1}`
+    await pg.query(`prepare ${name} as ${m.sql}`)
+    planned.set(m.sql, name)
+  }
+  return pg.query(values.length ? `execute ${name}(${values.join(', ')})` : `execute ${name}`, [], options)
+}
+
 async function query(m) {
   const target = m.tx ? open.get(m.tx)?.tx : pg
   if (!target) throw new Error(`transaction ${m.tx} is not open`)
-  const r = await target.query(m.sql, m.params, m.array ? OPTIONS.array : OPTIONS.object)
+  const options = m.array ? OPTIONS.array : OPTIONS.object
+  const r = (m.planned && !m.tx && (await plannedQuery(m, options))) || (await target.query(m.sql, m.params, options))
   const fields = r.fields.map((f) => ({ name: f.name, dataTypeID: f.dataTypeID }))
   return { rows: r.rows, fields, command: r.command, affectedRows: r.affectedRows, rowCount: r.rowCount }
 }

@@ -1,5 +1,5 @@
 import { eq, getTableColumns, sql } from 'drizzle-orm'
-import type { Db } from '../db/client.js'
+import { keepPlanned, type Db } from '../db/client.js'
 import { campaigns, domains, LINK_TYPES, linkAliases, linkPixels, links, linkTargets, pages, pixels, type PixelType } from '../db/schema/index.js'
 import type { ResolvableLink } from './resolve.js'
 import type { DestinationPage } from './respond.js'
@@ -118,17 +118,20 @@ export async function loadLinkById(db: Db, id: number): Promise<LoadedLink | und
 function buildQueries(db: Db) {
   const d = sql.placeholder('d')
   const alias = sql.placeholder('alias')
+  const byAlias = db
+    .select({ ...getTableColumns(links), ...extras })
+    .from(links)
+    .where(
+      sql`${linkId} = coalesce(
+        (select l2.id from ${links} l2 where coalesce(l2.domain_id, 0) = ${d} and l2.alias = ${alias}),
+        (select a.link_id from ${linkAliases} a where coalesce(a.domain_id, 0) = ${d} and a.alias = ${alias} limit 1))`,
+    )
+  const byId = db.select({ ...getTableColumns(links), ...extras }).from(links).where(eq(links.id, sql.placeholder('id')))
+  keepPlanned(db, byAlias.toSQL())
+  keepPlanned(db, byId.toSQL())
   return {
-    byAlias: db
-      .select({ ...getTableColumns(links), ...extras })
-      .from(links)
-      .where(
-        sql`${linkId} = coalesce(
-          (select l2.id from ${links} l2 where coalesce(l2.domain_id, 0) = ${d} and l2.alias = ${alias}),
-          (select a.link_id from ${linkAliases} a where coalesce(a.domain_id, 0) = ${d} and a.alias = ${alias} limit 1))`,
-      )
-      .prepare(''), // unnamed, as the API key lookup: poolers in transaction mode stay fine
-    byId: db.select({ ...getTableColumns(links), ...extras }).from(links).where(eq(links.id, sql.placeholder('id'))).prepare(''),
+    byAlias: byAlias.prepare(''), // unnamed, as the API key lookup: poolers in transaction mode stay fine
+    byId: byId.prepare(''),
     rotator: db
       .select({
         id: campaigns.id,

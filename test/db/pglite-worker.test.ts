@@ -1,7 +1,9 @@
 import type { Worker } from 'node:worker_threads'
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createDb, type DbHandle } from '../../src/db/client.js'
+import { boolean, integer, pgTable, text } from 'drizzle-orm/pg-core'
+import { eq, or } from 'drizzle-orm'
+import { createDb, keepPlanned, type DbHandle } from '../../src/db/client.js'
 import { isDatabaseUnavailable, isUniqueViolation } from '../../src/http/errors.js'
 
 /*
@@ -84,6 +86,21 @@ describe('PGlite in a worker thread', () => {
     expect(await outside).toEqual([5, 6])
     expect(order).toEqual(['committing', 'outside'])
     await handle.db.execute(sql`delete from items`)
+  })
+
+  it('a statement kept planned is prepared once and run by EXECUTE, its values as literals (quotes and backslashes included)', async () => {
+    const names = pgTable('names', { id: integer('id'), name: text('name'), flag: boolean('flag') })
+    await handle.db.execute(sql`create table names (id int, name text, flag boolean)`)
+    const odd = [`it's`, 'back\\slash', `'); drop table names; --`, `E'\\x'`, 'naïve ✓']
+    await handle.db.insert(names).values([...odd.map((name, id) => ({ id, name, flag: id % 2 === 0 })), { id: 99, name: null, flag: null }])
+    const find = handle.db.select().from(names).where(or(eq(names.name, sql.placeholder('name')), eq(names.id, sql.placeholder('id'))))
+    keepPlanned(handle.db, find.toSQL())
+    const run = find.prepare('')
+    for (const [id, name] of odd.entries()) expect(await run.execute({ name, id: -1 })).toEqual([{ id, name, flag: id % 2 === 0 }])
+    expect(await run.execute({ name: 'nobody', id: 99 })).toEqual([{ id: 99, name: null, flag: null }])
+    const statements = (await handle.db.execute<{ statement: string; runs: number }>(sql`select statement, generic_plans + custom_plans as runs from pg_prepared_statements`)).rows
+    expect(statements).toEqual([{ statement: expect.stringContaining('from "names"'), runs: odd.length + 1 }])
+    expect(await handle.db.$count(names)).toBe(odd.length + 1)
   })
 
   it('raw results look as in-process PGlite made them: timestamps and dates as text, json parsed, affectedRows', async () => {
