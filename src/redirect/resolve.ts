@@ -121,7 +121,25 @@ export function resolve(link: ResolvableLink, ctx: VisitContext, now: number, tr
   // 6. destination, then the visitor's query and the link's parameters
   const { url, rotation } = destination(link, ctx, trace)
   if (ctx.query || link.parameters.length) say("The visitor's query and the link's parameters are added to the destination.")
-  return { kind: 'go', url: withParameters(url, ctx.query, link.parameters), type: link.type, rotation }
+  return { kind: 'go', url: ctx.query ? withParameters(url, ctx.query, link.parameters) : plainDestination(link, url), type: link.type, rotation }
+}
+
+const plain = new WeakMap<ResolvableLink, Map<string, string>>()
+
+/**
+ * A destination with the link's parameters and no visitor query depends only on the link: worked out
+ * once per cached link object (a reload brings a new one) and URL it can send to.
+ */
+function plainDestination(link: ResolvableLink, url: string): string {
+  let urls = plain.get(link)
+  if (!urls) plain.set(link, (urls = new Map()))
+  let out = urls.get(url)
+  if (out === undefined) {
+    out = withParameters(url, '', link.parameters)
+    // a link has a handful of URLs (long URL, fallback, deep links, targets); the bound is a guard
+    if (urls.size < 64) urls.set(url, out)
+  }
+  return out
 }
 
 type Destination = { url: string; rotation?: number }
