@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../src/app.js'
 import { linkAliases, links, webhookDeliveries, webhooks } from '../../src/db/schema/index.js'
 import { guardedInsert } from '../../src/resources/links/insert.js'
-import { testApp, testConfig, type TestApp, type TestUser } from '../helpers/app.js'
+import { appWith, testApp, testConfig, type TestApp, type TestUser } from '../helpers/app.js'
 import { addLink, countRows } from '../helpers/fixtures.js'
 import { redisUp, TEST_REDIS_URL } from '../helpers/redis.js'
 import { eventually } from '../helpers/wait.js'
@@ -35,8 +35,7 @@ describe('a plain create', () => {
   let pro: TestUser
 
   beforeAll(async () => {
-    t = await testApp()
-    pro = await t.makeUser({ plan: 'pro' })
+    ;[t, pro] = await appWith({ plan: 'pro' })
   })
   afterAll(() => t?.close())
 

@@ -63,8 +63,7 @@ describe('redirect cache on one instance', () => {
   let pro: TestUser
 
   beforeAll(async () => {
-    t = await testApp()
-    pro = await t.makeUser({ plan: 'pro' })
+    ;[t, pro] = await appWith({ plan: 'pro' })
   })
   afterAll(() => t?.close())
 
