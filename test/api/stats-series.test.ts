@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { sql } from 'drizzle-orm'
 import { toDay } from '../../src/http/format.js'
 import { appWith, expectError, type TestApp, type TestUser } from '../helpers/app.js'
 import { visit } from '../helpers/visits.js'
@@ -75,6 +76,20 @@ describe('statistics over time', () => {
     expect(data.topReferrers).toEqual({ Direct: '1' })
     const empty = (await a.api.get(`/api/url/${linkId}/stats?from=2025-01-01&to=2025-01-02`)).json().data
     expect(empty).toMatchObject({ series: [zero('2025-01-01'), zero('2025-01-02')], totals: { clicks: 0, uniqueClicks: 0, botClicks: 0 }, topCountries: 0, topDevices: 0 })
+  })
+
+  it('reads the top lists of a range holding every day of clicks from the all-time totals, of a shorter one from the days', async () => {
+    const id = await addLink(a, 'series-totals')
+    await visitAt('2026-05-01T10:00:00Z', '/series-totals', { ip: '8.8.8.8' })
+    await visitAt('2026-05-03T10:00:00Z', '/series-totals', { ip: '81.2.69.142', ua: UA.windows })
+    await t.app.clicks.flush()
+    const tops = async (from: string, to: string) => (await a.api.get(`/api/url/${id}/stats?from=${from}&to=${to}`)).json().data.topBrowsers
+    expect(await tops('2026-04-01', '2026-05-31')).toEqual({ 'Mobile Safari': '1', Edge: '1' })
+    expect(await tops('2026-05-03', '2026-05-31')).toEqual({ Edge: '1' })
+    // a count only the totals table holds shows where the whole life is asked for, and only there
+    await t.app.db.execute(sql`update click_totals set count = count + 5 where subject = ${`l${id}`} and dimension = 'browser' and label = 'Edge'`)
+    expect(await tops('2026-05-01', '2026-05-03')).toEqual({ Edge: '6', 'Mobile Safari': '1' })
+    expect(await tops('2026-05-02', '2026-05-03')).toEqual({ Edge: '1' })
   })
 
   it('answers every hour with interval=hour, unique visitors counted per hour', async () => {
