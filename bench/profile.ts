@@ -3,16 +3,19 @@
  * pinned as `npm run bench` pins it) under V8's sampling profiler for PROFILE_REDIRECTS (200,000)
  * visits of one link, until their clicks are written; prints self time by function and by file,
  * as shares of the busy (non-idle) samples. The figure the bench's budget rows point at when missed.
+ * PROFILE_MISSES=1 profiles cache misses instead: PROFILE_REDIRECTS links seeded, each visited once.
  */
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { burst, fmt, log } from './lib.js'
+import { seedLinks } from './seed.js'
 import { backends, build, drained, kurzEnv, pinLoadGenerator, start, startKurz, stop, stopKurz } from './servers.js'
 import { CACHED_ALIAS, createCachedLink } from './redirect.js'
 
 const REDIRECTS = Number(process.env.PROFILE_REDIRECTS ?? 200_000)
 const TOP = Number(process.env.PROFILE_TOP ?? 30)
+const MISSES = process.env.PROFILE_MISSES === '1'
 
 interface Node {
   id: number
@@ -54,13 +57,16 @@ async function main() {
     await startKurz(b)
     await createCachedLink(b)
     await stopKurz(b)
+    if (MISSES) await seedLinks(b, 'miss-', REDIRECTS + 20_000)
     const dir = mkdtempSync(join(tmpdir(), 'kurz-prof-'))
     const env: Record<string, string> = { DATA_DIR: b.dataDir }
     if (b.pgUrl) env.DATABASE_URL = b.pgUrl
     const s = await start(`kurz-${want.toLowerCase()}-profiled`, ['--cpu-prof', '--cpu-prof-dir', dir, 'dist/src/server.js'], kurzEnv(env))
-    await burst(s.url, 20_000, `/${CACHED_ALIAS}`)
+    let next = 0
+    const path = MISSES ? () => `/miss-${next++}` : `/${CACHED_ALIAS}`
+    await burst(s.url, 20_000, path)
     await drained(s)
-    const r = await burst(s.url, REDIRECTS, `/${CACHED_ALIAS}`)
+    const r = await burst(s.url, REDIRECTS, path)
     await drained(s)
     log(`${fmt(r.rps)} redirects/s under the profiler`)
     await stop(s)

@@ -50,12 +50,17 @@ async function initPgliteDir(dir: string): Promise<void> {
 
 /**
  * Hot statements (the redirect's cache-miss loads) are planned once on the embedded database, where
- * planning them cost more than running them; Postgres plans its unnamed statements fast enough, and
- * poolers in transaction mode do not keep named ones.
+ * planning them cost more than running them. Its driver takes no statement names, so this goes
+ * through the worker (PREPARE / EXECUTE); on Postgres the loads are named statements instead.
  */
 export function keepPlanned(db: Db, query: { sql: string }): void {
   const client = (db as unknown as { $client?: unknown }).$client
   if (client instanceof PgliteRemote) client.keepPlanned(query.sql)
+}
+
+/** Whether this drizzle instance talks to the embedded database. */
+export function isPglite(db: Db): boolean {
+  return (db as unknown as { $client?: unknown }).$client instanceof PgliteRemote
 }
 
 export async function createDb(config: DbConfig): Promise<DbHandle> {

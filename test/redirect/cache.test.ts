@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { eq } from 'drizzle-orm'
+import type pg from 'pg'
 import { buildApp } from '../../src/app.js'
 import { links } from '../../src/db/schema/index.js'
 import { LinkCache } from '../../src/redirect/cache.js'
@@ -134,5 +135,45 @@ describe('aged cache entries', () => {
     await aged()
     await urlOf(cache, 'aged2')
     await eventually(async () => (await urlOf(cache, 'aged2')) === null, 'the deleted link left the cache')
+  })
+})
+
+/**
+ * Postgres: the cache-miss loads are named statements, prepared once per connection. A pooler in
+ * transaction mode can hand this client a server connection that lacks them; the loads then go back
+ * to unnamed statements instead of failing the visit.
+ */
+describe.skipIf(!process.env.TEST_DATABASE_URL)('cache-miss loads on Postgres', () => {
+  let t: TestApp
+  let pro: TestUser
+
+  beforeAll(async () => {
+    ;[t, pro] = await appWith({ plan: 'pro' })
+  })
+  afterAll(() => t?.close())
+
+  it('are named statements, and a server connection that lost them (a pooler) falls back to unnamed ones', async () => {
+    for (const n of [1, 2, 3]) await addLink(pro, { url: `https://example.com/named${n}`, custom: `named${n}` })
+    expectRedirect(await visit(t, '/named1'), 302, 'https://example.com/named1')
+    // every connection of the pool: the named load is there on the one that served the miss
+    const pool = (t.app.db as unknown as { $client: pg.Pool }).$client
+    const clients = await Promise.all(Array.from({ length: pool.totalCount }, () => pool.connect()))
+    try {
+      const found = await Promise.all(
+        clients.map(async (c) => (await c.query(`select statement, parameter_types::text[] as types from pg_prepared_statements where name = 'kurz_link_by_alias'`)).rows[0]),
+      )
+      const load = found.find(Boolean) as { statement: string; types: string[] }
+      expect(load.statement).toContain('"links"')
+      // every connection prepares it (as its next miss would), then loses it, as behind a pooler
+      const values = load.types.map((type) => (type === 'integer' ? 0 : 'nothing-here'))
+      for (const c of clients) {
+        await c.query({ name: 'kurz_link_by_alias', text: load.statement, values })
+        await c.query('deallocate all')
+      }
+    } finally {
+      for (const c of clients) c.release()
+    }
+    expectRedirect(await visit(t, '/named2'), 302, 'https://example.com/named2')
+    expectRedirect(await visit(t, '/named3'), 302, 'https://example.com/named3')
   })
 })
