@@ -54,13 +54,18 @@ async function initPgliteDir(dir: string): Promise<void> {
  * through the worker (PREPARE / EXECUTE); on Postgres the loads are named statements instead.
  */
 export function keepPlanned(db: Db, query: { sql: string }): void {
-  const client = (db as unknown as { $client?: unknown }).$client
-  if (client instanceof PgliteRemote) client.keepPlanned(query.sql)
+  pgliteOf(db)?.keepPlanned(query.sql)
 }
 
 /** Whether this drizzle instance talks to the embedded database. */
 export function isPglite(db: Db): boolean {
-  return (db as unknown as { $client?: unknown }).$client instanceof PgliteRemote
+  return pgliteOf(db) !== undefined
+}
+
+/** The embedded database's client behind a drizzle instance; undefined for Postgres (or a transaction). */
+function pgliteOf(db: Db): PgliteRemote | undefined {
+  const client = (db as unknown as { $client?: unknown }).$client
+  return client instanceof PgliteRemote ? client : undefined
 }
 
 export async function createDb(config: DbConfig): Promise<DbHandle> {

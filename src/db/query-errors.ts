@@ -14,6 +14,15 @@ export function statementName(sql: string): string {
   return table ? `${verb} ${table}` : verb
 }
 
+/**
+ * A database error's code: the SQLSTATE of a Postgres or PGlite error, or a connection error's
+ * system code (ECONNREFUSED…), on the error itself or, under drizzle's DrizzleQueryError, its cause.
+ */
+export function driverCode(err: unknown): string | undefined {
+  const e = err as { code?: string; cause?: { code?: string } } | null | undefined
+  return e?.code ?? e?.cause?.code
+}
+
 interface LoggedError {
   type: string
   message: string

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm'
 import { createDb, type DbConfig, type DbHandle } from './client.js'
+import { driverCode } from './query-errors.js'
 
 /** Errors that waiting can cure: the server is not up yet, or not reachable yet. */
 const TRANSIENT = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', '57P03'])
@@ -17,8 +18,8 @@ export function describeDatabase(url: string): string {
 }
 
 function reason(err: unknown): { code: string; transient: boolean } {
-  const e = err as { code?: string; message?: string; cause?: { code?: string } }
-  const code = e.code ?? e.cause?.code ?? ''
+  const e = err as { message?: string }
+  const code = driverCode(err) ?? ''
   // pg reports its own connection timeout without a code
   const timedOut = /timeout|terminated/i.test(e.message ?? '')
   const transient = TRANSIENT.has(code) || (!code && timedOut)

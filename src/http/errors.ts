@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { z } from 'zod'
+import { driverCode } from '../db/query-errors.js'
 import { messagePage, notFoundPage } from '../lib/html.js'
 
 /**
@@ -68,8 +69,7 @@ export function zodToApiError(err: z.ZodError, status = 400): ApiError {
 
 /** Postgres unique violation (both drivers carry SQLSTATE in `code`, sometimes on `cause`). */
 export function isUniqueViolation(err: unknown): boolean {
-  const e = err as { code?: string; cause?: { code?: string } }
-  return e?.code === '23505' || e?.cause?.code === '23505'
+  return driverCode(err) === '23505'
 }
 
 const FASTIFY_MESSAGES: Record<string, string> = {

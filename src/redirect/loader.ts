@@ -1,5 +1,6 @@
 import { eq, getTableColumns, sql } from 'drizzle-orm'
 import { isPglite, keepPlanned, type Db } from '../db/client.js'
+import { driverCode } from '../db/query-errors.js'
 import { campaigns, domains, LINK_TYPES, linkAliases, linkPixels, links, linkTargets, pages, pixels, type PixelType } from '../db/schema/index.js'
 import type { ResolvableLink } from './resolve.js'
 import type { DestinationPage } from './respond.js'
@@ -119,10 +120,6 @@ export async function loadLinkById(db: Db, id: number): Promise<LoadedLink | und
  * server connection this client was handed (26000), or another client prepared it there (42P05).
  */
 const POOLER_LOST_STATEMENT = new Set(['26000', '42P05'])
-const sqlState = (err: unknown) => {
-  const e = err as { code?: string; cause?: { code?: string } }
-  return e?.code ?? e?.cause?.code
-}
 
 /**
  * The two loads run as named statements on Postgres: parsed and planned once per connection, a
@@ -136,7 +133,7 @@ async function load<T>(db: Db, run: (q: LinkLoads) => Promise<T>): Promise<T> {
     try {
       return await run(q.named)
     } catch (err) {
-      if (!POOLER_LOST_STATEMENT.has(sqlState(err) ?? '')) throw err
+      if (!POOLER_LOST_STATEMENT.has(driverCode(err) ?? '')) throw err
       q.named = null
     }
   }
