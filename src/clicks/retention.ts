@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import { sql } from 'drizzle-orm'
 import { effectivePlanLimit } from '../accounts/effective-plan.js'
 import type { Db } from '../db/client.js'
+import { startPeriodic } from '../lib/periodic.js'
 import { DAY, MINUTE } from '../lib/time.js'
 
 const CHUNK = 10_000
@@ -59,25 +60,16 @@ export async function purgeExpiredClicks(db: Db, now: Date = new Date()): Promis
 
 /** Runs the purge a minute after start and then daily, on an unref'd timer; returns a stop function. */
 export function startRetentionJob(db: Db, log: FastifyBaseLogger): () => void {
-  let running = false
-  const run = async () => {
-    if (running) return
-    running = true
-    try {
-      const r = await purgeExpiredClicks(db)
-      if (r.clicks || r.visitors) log.info(r, 'click retention: expired detail deleted')
-    } catch (err) {
-      log.warn({ err: (err as Error).message }, 'click retention purge failed; retrying tomorrow')
-    } finally {
-      running = false
-    }
-  }
-  const first = setTimeout(run, MINUTE)
-  first.unref()
-  const daily = setInterval(run, DAY)
-  daily.unref()
-  return () => {
-    clearTimeout(first)
-    clearInterval(daily)
-  }
+  return startPeriodic(
+    async () => {
+      try {
+        const r = await purgeExpiredClicks(db)
+        if (r.clicks || r.visitors) log.info(r, 'click retention: expired detail deleted')
+      } catch (err) {
+        log.warn({ err: (err as Error).message }, 'click retention purge failed; retrying tomorrow')
+      }
+    },
+    MINUTE,
+    DAY,
+  )
 }

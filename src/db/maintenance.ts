@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { sql } from 'drizzle-orm'
+import { startPeriodic } from '../lib/periodic.js'
 import { MINUTE } from '../lib/time.js'
 import type { Db } from './client.js'
 
@@ -28,28 +29,17 @@ export async function vacuumTables(db: Db, stop: () => boolean = () => false): P
 
 /** Starts the job on unref'd timers; returns a stop function (a pass under way finishes its table). */
 export function startPgliteMaintenance(db: Db, log: FastifyBaseLogger): () => void {
-  let running = false
-  let stopped = false
-  const run = async () => {
-    if (running || stopped) return
-    running = true
-    const t0 = performance.now()
-    try {
-      const tables = await vacuumTables(db, () => stopped)
-      log.debug({ tables: tables.length, ms: Math.round(performance.now() - t0) }, 'embedded database vacuumed and analysed')
-    } catch (err) {
-      if (!stopped) log.warn({ err: (err as Error).message }, 'vacuuming the embedded database failed; trying again at the next interval')
-    } finally {
-      running = false
-    }
-  }
-  const first = setTimeout(run, FIRST_RUN)
-  first.unref()
-  const every = setInterval(run, MAINTENANCE_INTERVAL)
-  every.unref()
-  return () => {
-    stopped = true
-    clearTimeout(first)
-    clearInterval(every)
-  }
+  return startPeriodic(
+    async (stopped) => {
+      const t0 = performance.now()
+      try {
+        const tables = await vacuumTables(db, stopped)
+        log.debug({ tables: tables.length, ms: Math.round(performance.now() - t0) }, 'embedded database vacuumed and analysed')
+      } catch (err) {
+        if (!stopped()) log.warn({ err: (err as Error).message }, 'vacuuming the embedded database failed; trying again at the next interval')
+      }
+    },
+    FIRST_RUN,
+    MAINTENANCE_INTERVAL,
+  )
 }
