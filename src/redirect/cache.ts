@@ -1,12 +1,13 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Redis } from 'ioredis'
 import { LRUCache } from 'lru-cache'
-import type { Db } from '../db/client.js'
+import { isPglite, type Db } from '../db/client.js'
 import type { LiveClicks } from '../clicks/live-clicks.js'
 import { InvalidationBus } from './invalidation.js'
 import {
-  findDomainByHost, findDomainById, loadLinkByAlias, loadLinkById, toServeLink, type LoadedLink, type ServeDomain, type ServeLink,
+  findDomainByHost, findDomainById, loadLinkById, loadLinksByAlias, toServeLink, type AliasKey, type LoadedLink, type ServeDomain, type ServeLink,
 } from './loader.js'
+import { batchedLoads } from './miss-loads.js'
 
 /**
  * A cached link older than LINK_FRESH still answers its visit, and is reloaded in the background
@@ -64,6 +65,8 @@ export class LinkCache {
   /** Host header as sent → as domains are stored */
   private readonly servedHosts = new Map<string, string>()
   private misses = 0
+  /** misses by alias, many to a query (miss-loads.ts) */
+  private readonly loadByAlias: (key: AliasKey) => Promise<LoadedLink | undefined>
 
   constructor(private readonly o: LinkCacheOptions) {
     this.links = new LRUCache<string, ServeLink>({
@@ -72,6 +75,8 @@ export class LinkCache {
       dispose: (value, key) => this.forgetKey(value.id, key),
     })
     this.bus = new InvalidationBus(o.redis, o.log)
+    // PGlite runs one statement at a time; Postgres works on the next batch while this one is read
+    this.loadByAlias = batchedLoads((keys) => loadLinksByAlias(o.db, keys), isPglite(o.db) ? 1 : 2)
   }
 
   /** Subscribes to invalidations of other instances (REDIS_URL). */
@@ -156,11 +161,11 @@ export class LinkCache {
     const hit = this.links.get(key)
     if (hit) {
       this.hits++
-      if (this.aged(key)) this.refresh(key, () => loadLinkByAlias(this.o.db, domainId, alias), key)
+      if (this.aged(key)) this.refresh(key, () => this.loadByAlias({ d: domainId ?? 0, alias }), key)
       return hit
     }
     this.misses++
-    return this.load(key, () => loadLinkByAlias(this.o.db, domainId, alias), key)
+    return this.load(key, () => this.loadByAlias({ d: domainId ?? 0, alias }), key)
   }
 
   /** A link by id (campaign rotator). */

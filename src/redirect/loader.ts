@@ -100,13 +100,23 @@ export type LoadedLink = LinkRow & { targets: (typeof extras.targets)['_']['type
 /** json from PGlite or pg: parsed already, or (some drivers) still text */
 const json = <T>(v: T | string): T => (typeof v === 'string' ? (JSON.parse(v) as T) : v)
 
+/** A link by the domain (0 = the default one) and alias a visit asked for. */
+export interface AliasKey {
+  d: number
+  alias: string
+}
+
 /**
- * A cache miss in one round trip: the link an alias serves (its own alias first, else an earlier
- * alias of a link, DECISIONS §10.5) with its targets, pixels, page and stored click counter.
+ * Cache misses in one round trip: for each key, the link its alias serves (its own alias first,
+ * else an earlier alias of a link, DECISIONS §10.5) with its targets, pixels, page and stored click
+ * counter; undefined where no link has it. Many keys cost one query (miss-loads.ts batches them).
  */
-export async function loadLinkByAlias(db: Db, domainId: number | null, alias: string): Promise<LoadedLink | undefined> {
-  const [row] = await load(db, (q) => q.byAlias.execute({ d: domainId ?? 0, alias }))
-  return row as LoadedLink | undefined
+export async function loadLinksByAlias(db: Db, keys: readonly AliasKey[]): Promise<(LoadedLink | undefined)[]> {
+  const wanted = JSON.stringify(keys.map((k, i) => ({ i, d: k.d, a: k.alias })))
+  const rows = await load(db, (q) => q.byAliases.execute({ wanted }))
+  const found = new Array<LoadedLink | undefined>(keys.length).fill(undefined)
+  for (const { wanted: i, ...row } of rows) found[i] = row as LoadedLink
+  return found
 }
 
 /** The same by link id (campaign rotator). */
@@ -142,21 +152,21 @@ async function load<T>(db: Db, run: (q: LinkLoads) => Promise<T>): Promise<T> {
 
 /** Both loads, built once per database: drizzle's build of ~40 columns and subselects cost more than the query. */
 function buildQueries(db: Db) {
-  const d = sql.placeholder('d')
-  const alias = sql.placeholder('alias')
-  const byAlias = db
-    .select({ ...getTableColumns(links), ...extras })
+  // the keys as one json parameter ([{i, d, a}]): one statement whatever their number
+  const wanted = sql`(
+    select k.i, coalesce(
+      (select l2.id from ${links} l2 where coalesce(l2.domain_id, 0) = k.d and l2.alias = k.a),
+      (select a.link_id from ${linkAliases} a where coalesce(a.domain_id, 0) = k.d and a.alias = k.a limit 1)) as link_id
+    from json_to_recordset(${sql.placeholder('wanted')}::json) as k(i int, d int, a text)) wanted`
+  const byAliases = db
+    .select({ wanted: sql<number>`wanted.i`, ...getTableColumns(links), ...extras })
     .from(links)
-    .where(
-      sql`${linkId} = coalesce(
-        (select l2.id from ${links} l2 where coalesce(l2.domain_id, 0) = ${d} and l2.alias = ${alias}),
-        (select a.link_id from ${linkAliases} a where coalesce(a.domain_id, 0) = ${d} and a.alias = ${alias} limit 1))`,
-    )
+    .innerJoin(wanted, sql`wanted.link_id = ${linkId}`)
   const byId = db.select({ ...getTableColumns(links), ...extras }).from(links).where(eq(links.id, sql.placeholder('id')))
-  keepPlanned(db, byAlias.toSQL())
+  keepPlanned(db, byAliases.toSQL())
   keepPlanned(db, byId.toSQL())
   const loads = (named: boolean) => ({
-    byAlias: byAlias.prepare(named ? 'kurz_link_by_alias' : ''),
+    byAliases: byAliases.prepare(named ? 'kurz_links_by_alias' : ''),
     byId: byId.prepare(named ? 'kurz_link_by_id' : ''),
   })
   return {

@@ -160,14 +160,14 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('cache-miss loads on Postgres', 
     const clients = await Promise.all(Array.from({ length: pool.totalCount }, () => pool.connect()))
     try {
       const found = await Promise.all(
-        clients.map(async (c) => (await c.query(`select statement, parameter_types::text[] as types from pg_prepared_statements where name = 'kurz_link_by_alias'`)).rows[0]),
+        clients.map(async (c) => (await c.query(`select statement, parameter_types::text[] as types from pg_prepared_statements where name = 'kurz_links_by_alias'`)).rows[0]),
       )
       const load = found.find(Boolean) as { statement: string; types: string[] }
       expect(load.statement).toContain('"links"')
       // every connection prepares it (as its next miss would), then loses it, as behind a pooler
-      const values = load.types.map((type) => (type === 'integer' ? 0 : 'nothing-here'))
+      const values = load.types.map((type) => (type === 'json' ? '[]' : type === 'integer' ? 0 : 'nothing-here'))
       for (const c of clients) {
-        await c.query({ name: 'kurz_link_by_alias', text: load.statement, values })
+        await c.query({ name: 'kurz_links_by_alias', text: load.statement, values })
         await c.query('deallocate all')
       }
     } finally {
