@@ -132,8 +132,11 @@ export class LinkCache {
     }
   }
 
-  /** The branded domain answering on this Host, or null for the default domain (any other host). */
-  async domainFor(host: string): Promise<ServeDomain | null> {
+  /**
+   * The branded domain answering on this Host, or null for the default domain (any other host).
+   * From memory it answers at once, not through a promise: the cached visit path awaits nothing.
+   */
+  domainFor(host: string): ServeDomain | null | Promise<ServeDomain | null> {
     let h = this.servedHosts.get(host)
     if (h === undefined) {
       // a few hosts make all traffic; a flood of made-up ones only empties this map now and then
@@ -143,9 +146,13 @@ export class LinkCache {
     if (h === this.o.defaultHost || h === '') return null
     const cached = this.hosts.get(h)
     if (cached !== undefined) return cached || null
+    return this.loadDomain(h)
+  }
+
+  private async loadDomain(host: string): Promise<ServeDomain | null> {
     const generation = this.generation
-    const row = await findDomainByHost(this.o.db, h)
-    if (generation === this.generation) this.hosts.set(h, row ?? false, row ? undefined : { ttl: UNKNOWN_HOST_TTL })
+    const row = await findDomainByHost(this.o.db, host)
+    if (generation === this.generation) this.hosts.set(host, row ?? false, row ? undefined : { ttl: UNKNOWN_HOST_TTL })
     return row
   }
 
@@ -155,8 +162,8 @@ export class LinkCache {
     return findDomainById(this.o.db, id)
   }
 
-  /** A link by its domain (null = default) and alias, case-sensitive. */
-  async byAlias(domainId: number | null, alias: string): Promise<ServeLink | null> {
+  /** A link by its domain (null = default) and alias, case-sensitive; a cached one at once, not through a promise. */
+  byAlias(domainId: number | null, alias: string): ServeLink | Promise<ServeLink | null> {
     const key = `${domainId ?? 0}|${alias}`
     const hit = this.links.get(key)
     if (hit) {

@@ -12,8 +12,10 @@ export function visitContext(
   link: ServeLink,
   visitor: Pick<Visitor, 'ip' | 'device' | 'ubuntu' | 'language' | 'isCrawler'>,
   query: string,
+  unlocked: boolean,
+  clicks: number,
   country?: string | null,
-): Omit<VisitContext, 'unlocked' | 'clicks'> {
+): VisitContext {
   return {
     device: visitor.device,
     ubuntu: visitor.ubuntu,
@@ -21,5 +23,7 @@ export function visitContext(
     language: visitor.language,
     isCrawler: visitor.isCrawler,
     query,
+    unlocked,
+    clicks,
   }
 }

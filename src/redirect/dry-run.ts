@@ -46,7 +46,7 @@ export function dryRun(link: ServeLink, visitor: DryRunVisitor, defaultStatus: n
     isCrawler: isCrawlerAgent(ua),
   }
   const country = visitor.country ? visitor.country.toUpperCase() : undefined
-  const ctx = { ...visitContext(link, described, (visitor.query ?? '').replace(/^\?/, ''), country), unlocked: false, clicks: liveClicks(link) }
+  const ctx = visitContext(link, described, (visitor.query ?? '').replace(/^\?/, ''), false, liveClicks(link), country)
   const trace: Trace = { steps: [], matched: null }
   const steps = trace.steps
   const outcome = resolve(link, ctx, (visitor.at ?? new Date()).getTime(), trace)

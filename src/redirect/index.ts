@@ -11,7 +11,7 @@ import { MINUTE } from '../lib/time.js'
 import { safeUrl, withParameters } from '../visit/url.js'
 import { MAX_REFERRER, visitorFromRequest, type Visitor } from '../visit/visitor.js'
 import { findRotator, findStatsLink, liveClicks, type ServeDomain, type ServeLink } from './loader.js'
-import { isActive, resolve } from './resolve.js'
+import { isActive, resolve, type Outcome, type VisitContext } from './resolve.js'
 import { claimCappedVisit } from './click-cap.js'
 import { directPolicy, redirectTo, ROTATOR_POLICY, sendDestination, type DirectPolicy } from './respond.js'
 import { visitContext } from './context.js'
@@ -148,34 +148,50 @@ const redirect: FastifyPluginAsync = async (app) => {
     return true
   }
 
-  /** DECISIONS §5 steps 3 to 8 for a found link. */
-  async function serve(req: FastifyRequest, reply: FastifyReply, link: ServeLink, o: VisitOptions) {
-    const now = Date.now()
+  /**
+   * DECISIONS §5 steps 3 to 8 for a found link. Synchronous unless a password is posted or the link
+   * is capped by clicks: a cached redirect is answered without a promise or a microtask.
+   */
+  function serve(req: FastifyRequest, reply: FastifyReply, link: ServeLink, o: VisitOptions): FastifyReply | Promise<FastifyReply> {
     const visitor = visitorFromRequest(req)
     const posted = req.method === 'POST'
     if (posted) {
       // the Referer of a form post is the form itself; the form carried the original one
       visitor.referrer = (formField(req.body, 'ref') ?? '').slice(0, MAX_REFERRER)
     }
-    const ctx = {
-      ...visitContext(link, visitor, rawQuery(req)),
-      unlocked: link.passwordHash ? hasUnlock(req, app.keys.cookie, 'link', link.id, link.passwordHash, now) : false,
-    }
+    const now = Date.now()
+    const unlocked = link.passwordHash ? hasUnlock(req, app.keys.cookie, 'link', link.id, link.passwordHash, now) : false
+    // clicks are read again in answer(), after a password check
+    const ctx = visitContext(link, visitor, rawQuery(req), unlocked, 0)
     // A posted password is checked only where it would be asked for (an active, locked link), so
     // a disabled or expired link never runs argon2 or counts against the throttle.
-    if (posted && link.passwordHash && !ctx.unlocked && isActive(link, liveClicks(link), now)) {
-      const keepRef = formField(req.body, 'ref')
-      const formHidden = { ...o.hidden, ...(keepRef ? { ref: keepRef } : {}) }
-      if (!(await checkPassword(req, reply, 'link', link.id, link.passwordHash, formHidden, destinationSchemes(link)))) return reply
-      ctx.unlocked = true
-    }
+    if (posted && link.passwordHash && !ctx.unlocked && isActive(link, liveClicks(link), now)) return unlockAndServe(req, reply, link, o, visitor, ctx)
+    return answer(req, reply, link, o, visitor, ctx)
+  }
+
+  async function unlockAndServe(req: FastifyRequest, reply: FastifyReply, link: ServeLink, o: VisitOptions, visitor: Visitor, ctx: VisitContext) {
+    const keepRef = formField(req.body, 'ref')
+    const formHidden = { ...o.hidden, ...(keepRef ? { ref: keepRef } : {}) }
+    if (!(await checkPassword(req, reply, 'link', link.id, link.passwordHash!, formHidden, destinationSchemes(link)))) return reply
+    ctx.unlocked = true
+    return answer(req, reply, link, o, visitor, ctx)
+  }
+
+  function answer(req: FastifyRequest, reply: FastifyReply, link: ServeLink, o: VisitOptions, visitor: Visitor, ctx: VisitContext): FastifyReply | Promise<FastifyReply> {
     // clicks and time read after the password check: argon2 takes a while and clicks go on
-    const outcome = resolve(link, { ...ctx, clicks: liveClicks(link) }, Date.now())
+    ctx.clicks = liveClicks(link)
+    const outcome = resolve(link, ctx, Date.now())
     // a capped link lets exactly its expiration_clicks human visits through over every instance
     const counted = (outcome.kind === 'go' || outcome.kind === 'crawler') && req.method !== 'HEAD' && !visitor.isBot
-    if (counted && link.expirationClicks && !(await claimCappedVisit(app.db, link, app.log))) {
-      return link.expirationUrl ? redirectTo(reply, 302, safeUrl(link.expirationUrl)) : expiredPage(reply)
+    if (counted && link.expirationClicks) {
+      return claimCappedVisit(app.db, link, app.log).then((claimed) =>
+        claimed ? respond(req, reply, link, o, visitor, outcome) : link.expirationUrl ? redirectTo(reply, 302, safeUrl(link.expirationUrl)) : expiredPage(reply),
+      )
     }
+    return respond(req, reply, link, o, visitor, outcome)
+  }
+
+  function respond(req: FastifyRequest, reply: FastifyReply, link: ServeLink, o: VisitOptions, visitor: Visitor, outcome: Outcome): FastifyReply {
     switch (outcome.kind) {
       case 'disabled':
         return notFoundPage(reply)
@@ -196,14 +212,22 @@ const redirect: FastifyPluginAsync = async (app) => {
     }
   }
 
-  /** `/<alias>`: DECISIONS §5 steps 1 and 2, then serve. */
-  async function visit(req: FastifyRequest<{ Params: { alias: string } }>, reply: FastifyReply) {
+  /** `/<alias>`: DECISIONS §5 steps 1 and 2, then serve; from the cache without a promise. */
+  function visit(req: FastifyRequest<{ Params: { alias: string } }>, reply: FastifyReply): FastifyReply | Promise<FastifyReply> {
     const alias = req.params.alias
     // `/API`, `/api%2Furls`: an API client that spelled a path differently gets the JSON 404, not a page
     if (isApiPath(`/${alias}`)) return notFoundHandler(req, reply)
     if (alias.endsWith('+')) return statistics(req, reply, alias.slice(0, -1))
-    const domain = await cache.domainFor(req.host)
-    const link = ALIAS.test(alias) ? await cache.byAlias(domain?.id ?? null, alias) : null
+    const domain = cache.domainFor(req.host)
+    return domain instanceof Promise ? domain.then((d) => visitOn(req, reply, alias, d)) : visitOn(req, reply, alias, domain)
+  }
+
+  function visitOn(req: FastifyRequest, reply: FastifyReply, alias: string, domain: ServeDomain | null): FastifyReply | Promise<FastifyReply> {
+    const link = ALIAS.test(alias) ? cache.byAlias(domain?.id ?? null, alias) : null
+    return link instanceof Promise ? link.then((l) => found(req, reply, l, domain)) : found(req, reply, link, domain)
+  }
+
+  function found(req: FastifyRequest, reply: FastifyReply, link: ServeLink | null, domain: ServeDomain | null): FastifyReply | Promise<FastifyReply> {
     if (!link) return domain?.redirect404 ? redirectTo(reply, 302, safeUrl(domain.redirect404)) : notFoundPage(reply)
     return serve(req, reply, link, { source: 'link', domain, direct: policyOf(link) })
   }

@@ -115,7 +115,8 @@ export async function loadLinksByAlias(db: Db, keys: readonly AliasKey[]): Promi
   const wanted = JSON.stringify(keys.map((k, i) => ({ i, d: k.d, a: k.alias })))
   const rows = await load(db, (q) => q.byAliases.execute({ wanted }))
   const found = new Array<LoadedLink | undefined>(keys.length).fill(undefined)
-  for (const { wanted: i, ...row } of rows) found[i] = row as LoadedLink
+  // the row keeps its `wanted` field: copying forty others to drop it cost more than the rest of the miss
+  for (const row of rows) found[row.wanted] = row as LoadedLink
   return found
 }
 
