@@ -1,5 +1,5 @@
 /**
- * The click writer alone (issue 14): BENCH_BATCHES batches of 500 hits through writeClickBatch, on
+ * The click writer alone (issue 14): BENCH_BATCHES batches of BENCH_BATCH_SIZE (500) hits through writeClickBatch, on
  * PGlite and on Postgres (BENCH_DATABASE_URL / DATABASE_URL, else 127.0.0.1:5432), one link and
  * then spread over 1,000 links. Prints µs per click of wall time, of this process's CPU (PGlite runs
  * in it), and of the Postgres backends' CPU read from /proc. Not part of `npm run bench`:
@@ -16,7 +16,7 @@ import type { Visitor } from '../src/visit/visitor.js'
 import { BackendSampler } from './proc.js'
 
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 50)
-const SIZE = 500
+const SIZE = Number(process.env.BENCH_BATCH_SIZE ?? 500)
 const KEY = Buffer.alloc(32, 7)
 const UAS = [
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36',

@@ -51,7 +51,8 @@ const POISON_ATTEMPTS = 5
 
 /**
  * THE click pipeline (STYLE §3.6). `record()` is a synchronous push that never awaits the database;
- * batches are written every 250 ms or 500 clicks, each in ONE transaction (batch.ts). While the database is away the batch stays at the head of the buffer and is retried
+ * batches are written every 250 ms or once a batch is full (`batchSize`: 500, 2,000 on Postgres, see
+ * app.ts), each in ONE transaction (batch.ts). While the database is away the batch stays at the head of the buffer and is retried
  * with backoff; the buffer is bounded and what it cannot hold is counted and logged.
  */
 export class ClickRecorder {
