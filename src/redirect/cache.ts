@@ -168,7 +168,7 @@ export class LinkCache {
     const hit = this.links.get(key)
     if (hit) {
       this.hits++
-      if (this.aged(key)) this.refresh(key, () => this.loadByAlias({ d: domainId ?? 0, alias }), key)
+      if (this.aged(hit)) this.refresh(key, () => this.loadByAlias({ d: domainId ?? 0, alias }), key)
       return hit
     }
     this.misses++
@@ -182,7 +182,7 @@ export class LinkCache {
       const hit = this.links.get(key)
       if (hit && hit.alias === key.slice(key.indexOf('|') + 1)) {
         this.hits++
-        if (this.aged(key)) this.refresh(`#${id}`, () => loadLinkById(this.o.db, id))
+        if (this.aged(hit)) this.refresh(`#${id}`, () => loadLinkById(this.o.db, id))
         return hit
       }
     }
@@ -196,9 +196,9 @@ export class LinkCache {
     return { hits: this.hits, misses: this.misses, size: this.links.size }
   }
 
-  /** Whether the entry under `key` is past LINK_FRESH (lru-cache counts down from LINK_TTL). */
-  private aged(key: string): boolean {
-    return this.links.getRemainingTTL(key) < (this.o.ttlMs ?? LINK_TTL) - (this.o.freshMs ?? LINK_FRESH)
+  /** Whether a cached link is past LINK_FRESH: read from the link, not a second lookup of the cache. */
+  private aged(link: ServeLink): boolean {
+    return Date.now() - link.loadedAt > (this.o.freshMs ?? LINK_FRESH)
   }
 
   /** Reloads an aged entry while it keeps answering; a link gone since is dropped, an error keeps it. */

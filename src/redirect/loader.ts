@@ -42,6 +42,8 @@ export interface ServeLink extends ResolvableLink {
   cacheTtl: number
   /** the page kind of its answer, worked out on the first visit (respond.ts destinationPage) */
   answer: DestinationPage | undefined
+  /** epoch ms it was read from the database (the cache's LINK_FRESH is counted from it) */
+  loadedAt: number
 }
 
 /** The live click count: expiry by `expiration_clicks` must not wait for a cache reload or a flush. */
@@ -254,6 +256,7 @@ export function toServeLink(row: LoadedLink, clicksBase: number): ServeLink {
     redirectStatus: row.redirectStatus,
     cacheTtl: row.cacheTtl,
     answer: undefined,
+    loadedAt: Date.now(),
     broken: row.healthState === 'broken',
     fallback: row.fallback,
   }
