@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { sql } from 'drizzle-orm'
+import { dailyCounts } from '../../src/clicks/series.js'
 import { toDay } from '../../src/http/format.js'
 import { appWith, expectError, type TestApp, type TestUser } from '../helpers/app.js'
 import { visit } from '../helpers/visits.js'
@@ -165,5 +166,41 @@ describe('statistics over time', () => {
     expect(data.topReferrers).toEqual({ 'instagram.com': '1', Direct: '1' })
     const hourly = (await a.api.get(`/api/qr/${qr.id}/stats?from=2026-04-10&to=2026-04-10&interval=hour`)).json().data
     expect(hourly.series[7]).toEqual({ date: '2026-04-10 07:00:00', clicks: 2, uniqueClicks: 2, botClicks: 0 })
+  })
+})
+
+/** The daily series reads the partial index of migration 0008, even in a generic plan. */
+describe('the daily series query', () => {
+  let t: TestApp
+  beforeAll(async () => {
+    ;[t] = await appWith()
+  })
+  afterAll(() => t?.close())
+
+  it('is answered from click_rollups_series_idx, not by reading every label of the range', async () => {
+    // a year of rollups for a few subjects, a dozen labels a day: enough for an index to matter
+    await t.app.db.execute(sql`insert into click_rollups (subject, day, dimension, label, count)
+      select 'l' || (900000 + s), d::date, v.dim, v.lab, 1
+      from generate_series(date '2026-01-01', date '2026-12-31', interval '1 day') d, generate_series(1, 3) s,
+        (values ('total', ''), ('unique', ''), ('bot', ''), ('country', 'US'), ('country', 'DE'), ('browser', 'Chrome'),
+          ('browser', 'Firefox'), ('os', 'Linux'), ('referrer', ''), ('device', ''), ('language', 'en'), ('social', 'google')) v(dim, lab)`)
+    await t.app.db.execute(sql`analyze click_rollups`)
+    const q = dailyCounts(t.app.db, 'l900002', { from: '2026-01-01', to: '2026-12-31', interval: 'day' }).toSQL()
+    const literals = q.params.map((p) => `'${String(p).replace(/'/g, "''")}'`).join(', ')
+    const plan = await t.app.db.transaction(async (tx) => {
+      await tx.execute(sql`set local plan_cache_mode = force_generic_plan`)
+      await tx.execute(sql`set local enable_seqscan = off`)
+      await tx.execute(sql.raw(`prepare kurz_series_probe as ${q.sql}`))
+      try {
+        const res = (await tx.execute(sql.raw(`explain execute kurz_series_probe(${literals})`))) as unknown as { rows: Record<string, string>[] }
+        return res.rows.map((r) => Object.values(r)[0]).join('\n')
+      } finally {
+        await tx.execute(sql`deallocate kurz_series_probe`)
+      }
+    })
+    expect(plan).toContain('click_rollups_series_idx')
+    const rows = await dailyCounts(t.app.db, 'l900002', { from: '2026-03-01', to: '2026-03-31', interval: 'day' })
+    expect(rows.length).toBe(31 * 3)
+    expect(rows.every((r) => Number(r.n) === 1)).toBe(true)
   })
 })
