@@ -10,7 +10,7 @@ import type { Backend, Server } from './servers.js'
 
 const CREATE_TARGET = { PGlite: 500, Postgres: 1500 }
 
-function createOptions(s: Server) {
+export function createOptions(s: Server) {
   return {
     url: s.url + '/api/url/add',
     method: 'POST' as const,

@@ -4,11 +4,13 @@
  * visits of one link, until their clicks are written; prints self time by function and by file,
  * as shares of the busy (non-idle) samples. The figure the bench's budget rows point at when missed.
  * PROFILE_MISSES=1 profiles cache misses instead: PROFILE_REDIRECTS links seeded, each visited once.
+ * PROFILE_CREATES=1 profiles link creates (POST /api/url/add, 10 clients) instead of visits.
  */
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { burst, fmt, log } from './lib.js'
+import { burst, cannon, fmt, log } from './lib.js'
+import { createOptions } from './links.js'
 import { seedLinks } from './seed.js'
 import { backends, build, drained, kurzEnv, pinLoadGenerator, start, startKurz, stop, stopKurz } from './servers.js'
 import { CACHED_ALIAS, createCachedLink } from './redirect.js'
@@ -16,6 +18,7 @@ import { CACHED_ALIAS, createCachedLink } from './redirect.js'
 const REDIRECTS = Number(process.env.PROFILE_REDIRECTS ?? 200_000)
 const TOP = Number(process.env.PROFILE_TOP ?? 30)
 const MISSES = process.env.PROFILE_MISSES === '1'
+const CREATES = process.env.PROFILE_CREATES === '1'
 
 interface Node {
   id: number
@@ -62,6 +65,16 @@ async function main() {
     const env: Record<string, string> = { DATA_DIR: b.dataDir }
     if (b.pgUrl) env.DATABASE_URL = b.pgUrl
     const s = await start(`kurz-${want.toLowerCase()}-profiled`, ['--cpu-prof', '--cpu-prof-dir', dir, 'dist/src/server.js'], kurzEnv(env))
+    if (CREATES) {
+      await cannon({ ...createOptions(s), connections: 10, amount: 500 })
+      const t0 = Date.now()
+      const r = await cannon({ ...createOptions(s), connections: 10, amount: REDIRECTS })
+      log(`${fmt((r['2xx'] / (Date.now() - t0)) * 1000)} creates/s under the profiler`)
+      await stop(s)
+      const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'))
+      if (!file) throw new Error('no profile written')
+      return summarise(join(dir, file))
+    }
     let next = 0
     const path = MISSES ? () => `/miss-${next++}` : `/${CACHED_ALIAS}`
     await burst(s.url, 20_000, path)

@@ -86,6 +86,19 @@ function literal(v) {
   if (typeof v === 'number') return Number.isFinite(v) ? String(v) : undefined
   if (typeof v === 'boolean') return v ? 'true' : 'false'
   if (typeof v === 'string' && !v.includes('\0')) return `E'${v.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`
+  if (Array.isArray(v)) {
+    // a one-dimensional array as its text form ('{"a","b"}'), which the parameter's cast reads
+    const items = v.map(arrayItem)
+    return items.includes(undefined) ? undefined : literal(`{${items.join(',')}}`)
+  }
+  return undefined
+}
+
+/** An array element in an array's text form: double-quoted, with backslashes and quotes escaped. */
+function arrayItem(v) {
+  if (v === null) return 'NULL'
+  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : undefined
+  if (typeof v === 'string' && !v.includes('\0')) return `"${v.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`
   return undefined
 }
 

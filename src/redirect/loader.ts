@@ -1,6 +1,6 @@
 import { eq, getTableColumns, sql } from 'drizzle-orm'
 import { isPglite, keepPlanned, type Db } from '../db/client.js'
-import { driverCode } from '../db/query-errors.js'
+import { runHot } from '../db/hot-statements.js'
 import { campaigns, domains, LINK_TYPES, linkAliases, linkPixels, links, linkTargets, pages, pixels, type PixelType } from '../db/schema/index.js'
 import type { ResolvableLink } from './resolve.js'
 import type { DestinationPage } from './respond.js'
@@ -129,28 +129,11 @@ export async function loadLinkById(db: Db, id: number): Promise<LoadedLink | und
 }
 
 /**
- * SQLSTATEs of a named statement a connection pooler lost or shared: the statement is not on the
- * server connection this client was handed (26000), or another client prepared it there (42P05).
+ * The two loads run as named statements on Postgres (db/hot-statements.ts): a miss costs 200 µs
+ * of round trip instead of 500.
  */
-const POOLER_LOST_STATEMENT = new Set(['26000', '42P05'])
-
-/**
- * The two loads run as named statements on Postgres: parsed and planned once per connection, a
- * miss costs 200 µs instead of 500 (unnamed, every miss parsed, described and planned again). A
- * pooler in transaction mode that does not keep named statements per client makes them fail;
- * then this database goes back to unnamed ones for good.
- */
-async function load<T>(db: Db, run: (q: LinkLoads) => Promise<T>): Promise<T> {
-  const q = queriesOf(db)
-  if (q.named) {
-    try {
-      return await run(q.named)
-    } catch (err) {
-      if (!POOLER_LOST_STATEMENT.has(driverCode(err) ?? '')) throw err
-      q.named = null
-    }
-  }
-  return run(q.unnamed)
+function load<T>(db: Db, run: (q: LinkLoads) => Promise<T>): Promise<T> {
+  return runHot(queriesOf(db), run)
 }
 
 /** Both loads, built once per database: drizzle's build of ~40 columns and subselects cost more than the query. */

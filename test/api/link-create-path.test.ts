@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { eq } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
+import type pg from 'pg'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../src/app.js'
 import { linkAliases, links, webhookDeliveries, webhooks } from '../../src/db/schema/index.js'
@@ -79,6 +80,55 @@ describe('a plain create', () => {
     expect(await countRows(t, links)).toBe(before)
     // the guard is what refused: without it the same insert goes through
     expect((await guardedInsert(t.app.db, values, 'held42', [], { ...guards, history: false }))?.alias).toBe('held42')
+  })
+})
+
+/*
+ * The guarded insert is parsed and planned once: a named statement on Postgres (with a fallback for
+ * poolers that lose it), a statement the worker prepares once on PGlite, its array of blocked host
+ * suffixes sent as an array literal.
+ */
+describe('the plain create is planned once', () => {
+  let t: TestApp
+  let pro: TestUser
+  let admin: TestUser
+
+  beforeAll(async () => {
+    ;[t, pro, admin] = await appWith({ plan: 'pro' }, { admin: true })
+  })
+  afterAll(() => t?.close())
+
+  const prepared = async (db: TestApp['app']['db']) =>
+    (await db.execute<{ name: string; statement: string }>(sql`select name, statement from pg_prepared_statements where statement like '%insert into "links"%'`)).rows
+
+  it.skipIf(!!process.env.TEST_DATABASE_URL)('PGlite: prepared once in the worker, the blocklist guard working through it', async () => {
+    const odd = `b"l\\o{c,k}'ed.example`
+    expect((await admin.api.post('/api/blocklist/add', { type: 'domain', value: 'blocked-once.example', reason: 'test' })).statusCode).toBe(200)
+    await addLink(pro, { url: 'https://example.com/planned-1' })
+    await addLink(pro, { url: 'https://example.com/planned-2' })
+    expect(await prepared(t.app.db)).toHaveLength(1)
+    const before = await countRows(t, links)
+    const refused = await pro.api.post('/api/url/add', { url: 'https://www.blocked-once.example/x' })
+    expect(refused.statusCode, refused.body).toBe(400)
+    expect(await countRows(t, links)).toBe(before)
+  })
+
+  it.skipIf(!process.env.TEST_DATABASE_URL)('Postgres: a named statement, and a server connection that lost it (a pooler) still creates', async () => {
+    await addLink(pro, { url: 'https://example.com/named-insert-1' })
+    const pool = (t.app.db as unknown as { $client: pg.Pool }).$client
+    const clients = await Promise.all(Array.from({ length: pool.totalCount }, () => pool.connect()))
+    try {
+      const found = (await Promise.all(clients.map(async (c) => (await c.query(`select name from pg_prepared_statements where name = 'kurz_link_insert'`)).rows))).flat()
+      expect(found.length).toBeGreaterThan(0)
+      // every connection loses it, as behind a pooler in transaction mode
+      for (const c of clients) await c.query('deallocate all')
+    } finally {
+      for (const c of clients) c.release()
+    }
+    const before = await countRows(t, links)
+    await addLink(pro, { url: 'https://example.com/named-insert-2' })
+    await addLink(pro, { url: 'https://example.com/named-insert-3' })
+    expect(await countRows(t, links)).toBe(before + 2)
   })
 })
 

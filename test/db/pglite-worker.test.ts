@@ -103,6 +103,19 @@ describe('PGlite in a worker thread', () => {
     expect(await handle.db.$count(names)).toBe(odd.length + 1)
   })
 
+  it('an array value of a statement kept planned goes as an array literal, its elements as sent', async () => {
+    const odd = [`it's`, 'back\\slash', 'quo"te', '{brace,comma}', 'NULL', '', 'naïve ✓']
+    const pick = sql`select x from unnest(${sql.placeholder('xs')}::text[]) as x where x = any(${sql.placeholder('want')}::text[])`
+    const run = handle.db.select({ x: sql<string>`picked.x` }).from(sql`(${pick}) picked`)
+    keepPlanned(handle.db, run.toSQL())
+    const q = run.prepare('')
+    expect((await q.execute({ xs: odd, want: odd })).map((r) => r.x)).toEqual(odd)
+    expect(await q.execute({ xs: odd, want: [] })).toEqual([])
+    expect((await q.execute({ xs: [...odd, null], want: ['NULL'] })).map((r) => r.x)).toEqual(['NULL'])
+    const runs = (await handle.db.execute<{ runs: number }>(sql`select generic_plans + custom_plans as runs from pg_prepared_statements where statement like '%unnest%'`)).rows
+    expect(runs).toEqual([{ runs: 3 }])
+  })
+
   it('raw results look as in-process PGlite made them: timestamps and dates as text, json parsed, affectedRows', async () => {
     const { rows } = await handle.db.execute(
       sql`select timestamptz '2024-05-06 07:08:09+00' as at, date '2024-05-06' as day, interval '1 hour' as span, '{"a":1}'::jsonb as j, 2::int8 as big, array[date '2024-05-06'] as days`,

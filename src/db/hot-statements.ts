@@ -1,0 +1,34 @@
+import { driverCode } from './query-errors.js'
+
+/**
+ * A hot statement in two builds: `named` (Postgres only) is parsed and planned once per server
+ * connection, `unnamed` every time it runs. Parsing and planning the big statements on the busy
+ * paths (the redirect's cache-miss loads, the guarded link insert) cost more than running them.
+ */
+export interface HotStatement<Q> {
+  /** null on PGlite (its driver takes no names: `keepPlanned` plans there) or once a pooler lost it */
+  named: Q | null
+  unnamed: Q
+}
+
+/**
+ * SQLSTATEs of a named statement a connection pooler lost or shared: the statement is not on the
+ * server connection this client was handed (26000), or another client prepared it there (42P05).
+ */
+const POOLER_LOST_STATEMENT = new Set(['26000', '42P05'])
+
+/**
+ * Runs the named build; a pooler in transaction mode that does not keep named statements per
+ * client makes it fail, and then this statement goes back to its unnamed build for good.
+ */
+export async function runHot<Q, T>(s: HotStatement<Q>, run: (q: Q) => Promise<T>): Promise<T> {
+  if (s.named) {
+    try {
+      return await run(s.named)
+    } catch (err) {
+      if (!POOLER_LOST_STATEMENT.has(driverCode(err) ?? '')) throw err
+      s.named = null
+    }
+  }
+  return run(s.unnamed)
+}
