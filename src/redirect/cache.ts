@@ -248,13 +248,18 @@ export class LinkCache {
   }
 
   /**
-   * One query reads the link with its stored counter; it runs inside LiveClicks.count, which
-   * repeats it if a click batch committed meanwhile, so the counter and the buffered clicks added
-   * to it agree. The link's id is known only once the row is read, hence its buffered clicks are
-   * added here (count is asked for link 0, which has none), with nothing awaited in between.
+   * One query reads the link with its stored counter. Only a link capped by clicks needs that
+   * counter exact (the live count decides its expiry): it is read again inside LiveClicks.count,
+   * which waits for no click batch being written and repeats the read if one committed meanwhile,
+   * so the counter and the buffered clicks added to it agree. An uncapped link is served from the
+   * first read at once: under steady traffic some batch is nearly always being written, and every
+   * miss waited for it. The link's id is known only once the row is read, hence its buffered clicks
+   * are added here (count is asked for link 0, which has none), with nothing awaited in between.
    */
   private async build(find: () => Promise<LoadedLink | undefined>): Promise<ServeLink | null> {
-    let row: LoadedLink | undefined
+    let row = await find()
+    if (!row) return null
+    if (row.expirationClicks === null || row.expirationClicks <= 0) return toServeLink(row, row.clicks + this.o.liveClicks.pendingOf(row.id))
     const stored = await this.o.liveClicks.count(0, async () => {
       row = await find()
       return row?.clicks ?? 0

@@ -5,8 +5,10 @@ import type pg from 'pg'
 import { buildApp } from '../../src/app.js'
 import { links } from '../../src/db/schema/index.js'
 import { LinkCache } from '../../src/redirect/cache.js'
+import { liveClicks } from '../../src/redirect/loader.js'
+import { LiveClicks } from '../../src/clicks/live-clicks.js'
 import { appWith, testApp, testConfig, type TestApp, type TestUser } from '../helpers/app.js'
-import { addLink } from '../helpers/fixtures.js'
+import { addLink, addV1Link } from '../helpers/fixtures.js'
 import { redisUp, TEST_REDIS_URL } from '../helpers/redis.js'
 import { eventually } from '../helpers/wait.js'
 import { expectPage, expectRedirect, visit } from '../helpers/visits.js'
@@ -135,6 +137,45 @@ describe('aged cache entries', () => {
     await aged()
     await urlOf(cache, 'aged2')
     await eventually(async () => (await urlOf(cache, 'aged2')) === null, 'the deleted link left the cache')
+  })
+})
+
+/**
+ * A miss while a click batch is being written: only a link capped by clicks waits for the batch,
+ * so that its stored counter and the buffered clicks agree; any other link is served at once.
+ */
+describe('cache misses while a click batch is written', () => {
+  let t: TestApp
+  let pro: TestUser
+  beforeAll(async () => {
+    ;[t, pro] = await appWith({ plan: 'pro' })
+  })
+  afterAll(() => t?.close())
+
+  it('an uncapped link is loaded at once; a capped one once the batch is written, with its exact count', async () => {
+    await addLink(pro, { url: 'https://example.com/uncapped', custom: 'nocap1' })
+    const capped = await addV1Link(t, pro, { url: 'https://example.com/capped', alias: 'cap1', expiration_clicks: '10' })
+    await t.app.db.update(links).set({ clicks: 3 }).where(eq(links.id, capped))
+    const live = new LiveClicks()
+    const cache = new LinkCache({ db: t.app.db, defaultHost: 'kurz.test', liveClicks: live, log: t.app.log, redis: null })
+    live.buffered(capped)
+    live.batchStarted() // a batch holding that click is being written, and stays so
+    let cappedLoaded = false
+    const cappedLoad = Promise.resolve(cache.byAlias(null, 'cap1')).then((l) => {
+      cappedLoaded = true
+      return l
+    })
+    expect((await cache.byAlias(null, 'nocap1'))?.url).toBe('https://example.com/uncapped')
+    // the same database has answered the uncapped miss and one more query: the capped one still waits
+    await t.app.db.select({ id: links.id }).from(links).where(eq(links.id, capped))
+    expect(cappedLoaded).toBe(false)
+    // the batch commits: the click is stored and leaves the buffer
+    await t.app.db.update(links).set({ clicks: 4 }).where(eq(links.id, capped))
+    live.left([capped])
+    live.batchCommitted()
+    live.batchEnded()
+    const link = await cappedLoad
+    expect(link && liveClicks(link)).toBe(4)
   })
 })
 
