@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { burst, cannon, fmt, log } from './lib.js'
 import { createOptions } from './links.js'
 import { seedLinks } from './seed.js'
-import { backends, build, drained, kurzEnv, pinLoadGenerator, start, startKurz, stop, stopKurz } from './servers.js'
+import { backends, build, drained, kurzEnv, pinLoadGenerator, start, startKurz, stop, stopKurz, type Server } from './servers.js'
 import { CACHED_ALIAS, createCachedLink } from './redirect.js'
 
 const REDIRECTS = Number(process.env.PROFILE_REDIRECTS ?? 200_000)
@@ -49,6 +49,25 @@ function summarise(file: string) {
   console.log(`busy samples: ${fmt(busy)} of ${fmt(prof.samples.length)}\n\nself time by function:\n${top(fn)}\n\nself time by file or package:\n${top(files)}`)
 }
 
+/** The profiled load: visits of the cached link, or each seeded miss once, until their clicks are written. */
+async function profileVisits(s: Server) {
+  let next = 0
+  const path = MISSES ? () => `/miss-${next++}` : `/${CACHED_ALIAS}`
+  await burst(s.url, 20_000, path)
+  await drained(s)
+  const r = await burst(s.url, REDIRECTS, path)
+  await drained(s)
+  log(`${fmt(r.rps)} redirects/s under the profiler`)
+}
+
+/** The profiled load of PROFILE_CREATES=1: link creates, 10 clients. */
+async function profileCreates(s: Server) {
+  await cannon({ ...createOptions(s), connections: 10, amount: 500 })
+  const t0 = Date.now()
+  const r = await cannon({ ...createOptions(s), connections: 10, amount: REDIRECTS })
+  log(`${fmt((r['2xx'] / (Date.now() - t0)) * 1000)} creates/s under the profiler`)
+}
+
 async function main() {
   const want = process.argv[2] ?? 'Postgres'
   const cleanup: (() => unknown)[] = []
@@ -65,23 +84,8 @@ async function main() {
     const env: Record<string, string> = { DATA_DIR: b.dataDir }
     if (b.pgUrl) env.DATABASE_URL = b.pgUrl
     const s = await start(`kurz-${want.toLowerCase()}-profiled`, ['--cpu-prof', '--cpu-prof-dir', dir, 'dist/src/server.js'], kurzEnv(env))
-    if (CREATES) {
-      await cannon({ ...createOptions(s), connections: 10, amount: 500 })
-      const t0 = Date.now()
-      const r = await cannon({ ...createOptions(s), connections: 10, amount: REDIRECTS })
-      log(`${fmt((r['2xx'] / (Date.now() - t0)) * 1000)} creates/s under the profiler`)
-      await stop(s)
-      const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'))
-      if (!file) throw new Error('no profile written')
-      return summarise(join(dir, file))
-    }
-    let next = 0
-    const path = MISSES ? () => `/miss-${next++}` : `/${CACHED_ALIAS}`
-    await burst(s.url, 20_000, path)
-    await drained(s)
-    const r = await burst(s.url, REDIRECTS, path)
-    await drained(s)
-    log(`${fmt(r.rps)} redirects/s under the profiler`)
+    if (CREATES) await profileCreates(s)
+    else await profileVisits(s)
     await stop(s)
     const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'))
     if (!file) throw new Error('no profile written')
