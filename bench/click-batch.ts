@@ -62,7 +62,7 @@ async function measure(label: string, handle: DbHandle, dbName: string | null, l
   for (const b of batches) await writeClickBatch(handle.db, KEY, b)
   const wall = performance.now() - t0
   const cpu = process.cpuUsage(cpu0)
-  const server = sampler?.end() ?? null
+  const server = sampler?.end().total ?? null
   const clicks = BATCHES * SIZE
   const per = (us: number) => (us / clicks).toFixed(1)
   console.log(

@@ -3,7 +3,7 @@
  * 200 clients create links (PGlite, where a write runs in the server's process), and the detail and
  * statistics of a link with a million clicks (Postgres).
  */
-import { performance } from 'node:perf_hooks'
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
 import { ADMIN_KEY, SIZES, api, cannon, cannonRun, fmt, log, median, quantile, sleep, type Row } from './lib.js'
 import { seedClicks } from './seed.js'
 import type { Backend, Server } from './servers.js'
@@ -51,19 +51,32 @@ export async function createRows(list: Backend[]): Promise<Row[]> {
   })
 }
 
+/** The longest event-loop delay the server saw since its previous scrape (prom-client resets it at each one). */
+async function serverLoopMaxMs(s: Server): Promise<number> {
+  const text = await (await fetch(`${s.url}/metrics`)).text()
+  const m = /^kurz_nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(text)
+  return m ? Number(m[1]) * 1000 : NaN
+}
+
 /**
  * /healthz probed every 20 ms while BENCH_SUSTAIN_CLIENTS clients create links for
  * BENCH_HEALTH_SECONDS. Probes start on the clock, not after the previous answer, so a blocked
- * event loop shows in every probe that waited on it rather than in one.
+ * event loop shows in every probe that waited on it rather than in one. The probes are timed in
+ * this process, which also drives the writers: the row also prints the longest event-loop delay of
+ * the server (its own /metrics) and of this process, so a slow probe can be told apart from a
+ * busy load generator.
  */
 export async function healthUnderWritesRow(b: Backend): Promise<Row> {
   const s = b.server!
+  await serverLoopMaxMs(s) // resets the server's delay histogram
+  const here = monitorEventLoopDelay({ resolution: 5 })
   const writers = cannonRun({ ...createOptions(s), connections: SIZES.sustainClients, duration: SIZES.healthSeconds })
   let writing = true
   void writers.done.finally(() => (writing = false))
   const times: number[] = []
   const probes: Promise<void>[] = []
   await sleep(500) // the writers are connected and busy
+  here.enable()
   while (writing) {
     const t0 = performance.now()
     probes.push(
@@ -74,12 +87,15 @@ export async function healthUnderWritesRow(b: Backend): Promise<Row> {
     await sleep(20)
   }
   await Promise.all(probes)
+  here.disable()
   const r = await writers.done
+  const serverMax = await serverLoopMaxMs(s)
   const p99 = quantile(times, 0.99)
-  log(`${b.label}: /healthz p99 ${p99.toFixed(1)} ms over ${times.length} probes, ${fmt(r['2xx'] / r.duration)} links/s created meanwhile`)
+  const delays = `event-loop delay max: server ${serverMax.toFixed(0)} ms, load generator ${(here.max / 1e6).toFixed(0)} ms`
+  log(`${b.label}: /healthz p99 ${p99.toFixed(1)} ms over ${times.length} probes, ${fmt(r['2xx'] / r.duration)} links/s created meanwhile; ${delays}`)
   return {
     figure: `/healthz p99 while ${SIZES.sustainClients} clients create links, ${b.label}`,
-    measured: `${p99.toFixed(1)} ms (${times.length} probes, max ${Math.max(...times).toFixed(0)} ms)`,
+    measured: `${p99.toFixed(1)} ms (${times.length} probes, max ${Math.max(...times).toFixed(0)} ms; ${delays})`,
     target: '< 50 ms',
     ok: p99 < 50,
   }

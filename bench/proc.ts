@@ -81,12 +81,18 @@ export class BackendSampler {
 
   constructor(private readonly dbName: string) {}
 
+  /** pids of autovacuum workers seen on the database: their share is reported apart */
+  private readonly vacuum = new Set<number>()
+
   private backends(): number[] {
     const out: number[] = []
     for (const pid of pids()) {
       try {
         const title = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ')
-        if (title.startsWith('postgres:') && title.split(/\s+/).includes(this.dbName)) out.push(pid)
+        if (title.startsWith('postgres:') && title.split(/\s+/).includes(this.dbName)) {
+          out.push(pid)
+          if (title.startsWith('postgres: autovacuum')) this.vacuum.add(pid)
+        }
       } catch {
         /* exited meanwhile */
       }
@@ -109,12 +115,17 @@ export class BackendSampler {
     this.timer = setInterval(() => this.sample(false), 200)
   }
 
-  /** CPU seconds the database's backends spent since begin(). */
-  end(): number {
+  /** CPU seconds the database's backends spent since begin(), and the autovacuum workers' part of it. */
+  end(): { total: number; autovacuum: number } {
     if (this.timer) clearInterval(this.timer)
     this.sample(false)
-    let sum = 0
-    for (const [pid, cpu] of this.last) sum += cpu - (this.start.get(pid) ?? 0)
-    return sum
+    let total = 0
+    let autovacuum = 0
+    for (const [pid, cpu] of this.last) {
+      const spent = cpu - (this.start.get(pid) ?? 0)
+      total += spent
+      if (this.vacuum.has(pid)) autovacuum += spent
+    }
+    return { total, autovacuum }
   }
 }

@@ -20,6 +20,8 @@ interface Measured {
   cpu: number[]
   /** Postgres backends' CPU µs per click, per round */
   dbCpu: number[]
+  /** the autovacuum workers' part of dbCpu */
+  vacuumCpu: number[]
 }
 
 /** One round on one server; Kurz rounds last until their clicks are written, so the writer is counted. */
@@ -34,14 +36,18 @@ async function round(s: Server, b: Backend | null, m: Measured): Promise<void> {
   await drained(s)
   const cpu = treeCpu(s.child.pid!) - cpu0
   m.cpu.push((cpu / r.answered) * 1e6)
-  if (sampler) m.dbCpu.push((sampler.end() / r.answered) * 1e6)
+  if (sampler) {
+    const db = sampler.end()
+    m.dbCpu.push((db.total / r.answered) * 1e6)
+    m.vacuumCpu.push((db.autovacuum / r.answered) * 1e6)
+  }
 }
 
 export async function cachedRedirectRows(list: Backend[]): Promise<Row[]> {
   log('starting the bare Fastify yardstick')
   const bare = await start('bare', ['--import', 'tsx', 'bench/bare.ts'])
   const servers: [Server, Backend | null][] = [[bare, null], ...list.map((b) => [b.server!, b] as [Server, Backend])]
-  const measured = new Map<Server, Measured>(servers.map(([s]) => [s, { rps: [], cpu: [], dbCpu: [] }]))
+  const measured = new Map<Server, Measured>(servers.map(([s]) => [s, { rps: [], cpu: [], dbCpu: [], vacuumCpu: [] }]))
   try {
     log('warm-up')
     for (const [s] of servers) await burst(s.url, Math.min(20_000, SIZES.redirects), `/${CACHED_ALIAS}`)
@@ -79,7 +85,9 @@ export async function cachedRedirectRows(list: Backend[]): Promise<Row[]> {
     })
     if (b.dbName) {
       const db = median(m.dbCpu)
-      rows.push({ figure: 'Postgres backends CPU per click written', measured: `${fmt(db, 1)} µs`, target: '<= 6 µs', ok: db <= 6 })
+      // autovacuum of the rows a round adds is part of their cost; shown apart so the writer's own share is visible
+      const measured = `${fmt(db, 1)} µs (autovacuum ${fmt(median(m.vacuumCpu), 1)} µs of it)`
+      rows.push({ figure: 'Postgres backends CPU per click written', measured, target: '<= 6 µs', ok: db <= 6 })
     }
   }
   return rows
