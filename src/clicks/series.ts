@@ -1,4 +1,4 @@
-import { and, between, eq, inArray, sql } from 'drizzle-orm'
+import { and, between, eq, inArray, sql, type SQL } from 'drizzle-orm'
 import { z } from 'zod'
 import type { Db } from '../db/client.js'
 import { clickHourly, clickRollups, clickTotals } from '../db/schema/index.js'
@@ -102,19 +102,32 @@ function buckets(range: StatsRange): Map<string, Point> {
   return out
 }
 
+/** A day of the daily series: its date (YYYY-MM-DD) and counts. */
+interface DayCounts {
+  day: string
+  clicks: number
+  uniques: number
+  bots: number
+}
+
 /**
- * The daily total, unique and bot counts of a range. The three dimensions are literals, not bind
- * parameters, so the planner can prove the partial index click_rollups_series_idx (migration 0008)
- * holds the rows, which it cannot for parameters in a generic plan.
+ * The daily total, unique and bot counts of a range, one row a day. The three dimensions are
+ * literals, not bind parameters, so the planner can prove the partial index
+ * click_rollups_series_idx (migration 0008) holds the rows, which it cannot for parameters in a
+ * generic plan. A raw statement, one row a day rather than one a day and dimension: drizzle's
+ * mapping of a year's 1,100 rows, field by field, was a fifth of the request's CPU.
  */
-export function dailyCounts(db: Db, subject: string, range: StatsRange) {
-  return db
-    .select({ day: clickRollups.day, dimension: clickRollups.dimension, n: sql<number>`sum(${clickRollups.count})::int` })
-    .from(clickRollups)
-    .where(
-      and(eq(clickRollups.subject, subject), between(clickRollups.day, range.from, range.to), sql`${clickRollups.dimension} in ('total', 'unique', 'bot')`),
-    )
-    .groupBy(clickRollups.day, clickRollups.dimension)
+export function dailyCountsSql(subject: string, range: StatsRange): SQL {
+  const r = clickRollups
+  const of = (dimension: string) => sql`coalesce(sum(${r.count}) filter (where ${r.dimension} = ${sql.raw(`'${dimension}'`)}), 0)::int`
+  return sql`select ${r.day}::text as day, ${of('total')} as clicks, ${of('unique')} as uniques, ${of('bot')} as bots
+    from ${r}
+    where ${r.subject} = ${subject} and ${r.day} between ${range.from} and ${range.to} and ${r.dimension} in ('total', 'unique', 'bot')
+    group by ${r.day}`
+}
+
+async function dailyCounts(db: Db, subject: string, range: StatsRange): Promise<DayCounts[]> {
+  return (await db.execute<DayCounts & Record<string, unknown>>(dailyCountsSql(subject, range))).rows
 }
 
 /** Top 10 of one dimension, counts as strings, `0` when empty (DECISIONS §6). */
@@ -186,17 +199,17 @@ export async function statsSeries(db: Db, subject: string, range: StatsRange): P
   const totals = { clicks: 0, uniqueClicks: 0, botClicks: 0 }
   const points = buckets(range)
   for (const r of daily) {
-    const n = Number(r.n)
-    const p = range.interval === 'day' ? points.get(String(r.day)) : undefined
-    if (r.dimension === 'total') {
-      totals.clicks += n
-      if (p) p.clicks += n
-    } else if (r.dimension === 'unique') {
-      totals.uniqueClicks += n
-      if (p) p.uniqueClicks += n
-    } else {
-      totals.botClicks += n
-      if (p) p.botClicks += n
+    const clicks = Number(r.clicks)
+    const uniques = Number(r.uniques)
+    const bots = Number(r.bots)
+    totals.clicks += clicks
+    totals.uniqueClicks += uniques
+    totals.botClicks += bots
+    const p = range.interval === 'day' ? points.get(r.day) : undefined
+    if (p) {
+      p.clicks += clicks
+      p.uniqueClicks += uniques
+      p.botClicks += bots
     }
   }
   for (const r of hourly) {
