@@ -10,7 +10,7 @@
  */
 import { SIZES, cannonRun, fmt, log, sleep, type Row } from './lib.js'
 import { storedClicks } from './seed.js'
-import { drained, spoolFiles, startKurz, stopKurz, type Backend, type Server } from './servers.js'
+import { drained, scrapeMetrics, spoolFiles, startKurz, stopKurz, type Backend, type Server } from './servers.js'
 
 export const SUSTAIN_PREFIX = 'sus-'
 export const CRASH_PREFIX = 'k9-'
@@ -18,10 +18,7 @@ export const CRASH_PREFIX = 'k9-'
 export const DURABILITY_LINKS = 1_000
 
 async function redirectsTotal(s: Server): Promise<number> {
-  const text = await (await fetch(`${s.url}/metrics`)).text()
-  let n = 0
-  for (const m of text.matchAll(/^kurz_redirects_total\{[^}]*\} (\S+)$/gm)) n += Number(m[1])
-  return n
+  return (await scrapeMetrics(s)).kurz_redirects_total ?? 0
 }
 
 /** Load over the prefix's links; `killAfterMs` sends SIGKILL to the server then and stops the load. */

@@ -6,7 +6,7 @@
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
 import { ADMIN_KEY, SIZES, api, cannon, cannonRun, fmt, log, median, quantile, sleep, type Row } from './lib.js'
 import { seedClicks } from './seed.js'
-import type { Backend, Server } from './servers.js'
+import { scrapeMetrics, type Backend, type Server } from './servers.js'
 
 const CREATE_TARGET = { PGlite: 500, Postgres: 1500 }
 
@@ -53,9 +53,7 @@ export async function createRows(list: Backend[]): Promise<Row[]> {
 
 /** The longest event-loop delay the server saw since its previous scrape (prom-client resets it at each one). */
 async function serverLoopMaxMs(s: Server): Promise<number> {
-  const text = await (await fetch(`${s.url}/metrics`)).text()
-  const m = /^kurz_nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(text)
-  return m ? Number(m[1]) * 1000 : NaN
+  return ((await scrapeMetrics(s)).kurz_nodejs_eventloop_lag_max_seconds ?? NaN) * 1000
 }
 
 /**

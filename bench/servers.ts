@@ -182,11 +182,11 @@ export async function backends(cleanup: (() => unknown)[]): Promise<Backend[]> {
   return list
 }
 
-/** The click pipeline's counters, from GET /metrics. */
-async function clickCounters(s: Server): Promise<Record<string, number>> {
+/** A server's GET /metrics: each metric's value, summed over its labels. */
+export async function scrapeMetrics(s: Server): Promise<Record<string, number>> {
   const text = await (await fetch(`${s.url}/metrics`)).text()
   const out: Record<string, number> = {}
-  for (const m of text.matchAll(/^(kurz_clicks_\w+|kurz_redirects_total)(?:\{[^}]*\})? (\S+)$/gm)) out[m[1]] = (out[m[1]] ?? 0) + Number(m[2])
+  for (const m of text.matchAll(/^(kurz_\w+)(?:\{[^}]*\})? (\S+)$/gm)) out[m[1]] = (out[m[1]] ?? 0) + Number(m[2])
   return out
 }
 
@@ -197,7 +197,7 @@ async function clickCounters(s: Server): Promise<Record<string, number>> {
 export async function drained(s: Server): Promise<number> {
   const t0 = Date.now()
   for (;;) {
-    const c = await clickCounters(s)
+    const c = await scrapeMetrics(s)
     const settled = (c.kurz_clicks_written_total ?? 0) + (c.kurz_clicks_discarded_total ?? 0) + (c.kurz_clicks_dropped_total ?? 0)
     if ((c.kurz_clicks_buffered ?? 0) === 0 && (c.kurz_clicks_spool_backlog ?? 0) === 0 && settled >= (c.kurz_clicks_recorded_total ?? 0)) return (Date.now() - t0) / 1000
     if (Date.now() - t0 > SIZES.drainSeconds * 1000) throw new Error(`${s.name}: clicks still buffered after ${SIZES.drainSeconds} s (${JSON.stringify(c)})`)

@@ -103,7 +103,7 @@ function buckets(range: StatsRange): Map<string, Point> {
 }
 
 /** A day of the daily series: its date (YYYY-MM-DD) and counts. */
-interface DayCounts {
+export type DayCounts = {
   day: string
   clicks: number
   uniques: number
@@ -127,7 +127,7 @@ export function dailyCountsSql(subject: string, range: StatsRange): SQL {
 }
 
 async function dailyCounts(db: Db, subject: string, range: StatsRange): Promise<DayCounts[]> {
-  return (await db.execute<DayCounts & Record<string, unknown>>(dailyCountsSql(subject, range))).rows
+  return (await db.execute<DayCounts>(dailyCountsSql(subject, range))).rows
 }
 
 /** Top 10 of one dimension, counts as strings, `0` when empty (DECISIONS §6). */

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { sql } from 'drizzle-orm'
 import { PgDialect } from 'drizzle-orm/pg-core'
-import { dailyCountsSql } from '../../src/clicks/series.js'
+import { dailyCountsSql, type DayCounts } from '../../src/clicks/series.js'
 import { toDay } from '../../src/http/format.js'
 import { appWith, expectError, type TestApp, type TestUser } from '../helpers/app.js'
 import { visit } from '../helpers/visits.js'
@@ -201,9 +201,7 @@ describe('the daily series query', () => {
     })
     expect(plan).toContain('click_rollups_series_idx')
     // one row a day, each of the three counts summed from its own rollup row
-    const res = await t.app.db.execute<{ day: string; clicks: number; uniques: number; bots: number }>(
-      dailyCountsSql('l900002', { from: '2026-03-01', to: '2026-03-31', interval: 'day' }),
-    )
+    const res = await t.app.db.execute<DayCounts>(dailyCountsSql('l900002', { from: '2026-03-01', to: '2026-03-31', interval: 'day' }))
     expect(res.rows.map((r) => r.day).sort()).toEqual(Array.from({ length: 31 }, (_, i) => `2026-03-${String(i + 1).padStart(2, '0')}`))
     expect(res.rows.every((r) => Number(r.clicks) === 1 && Number(r.uniques) === 1 && Number(r.bots) === 1)).toBe(true)
   })
