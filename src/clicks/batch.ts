@@ -7,7 +7,7 @@ import type { BufferedHit } from './hit.js'
 /**
  * The SQL of one click batch: detail rows (within the monthly quota), unique visitors, daily and
  * hourly rollups, all-time totals and the link / QR counters, written by ONE call of
- * write_click_batch() (migration 0007; 0009 replaced its grouping step), so statistics never disagree with totals and a batch costs
+ * write_click_batch() (migration 0007; 0009 replaced its grouping step, 0010 takes the rows as arrays), so statistics never disagree with totals and a batch costs
  * one round trip. What to write when, and what to do when it fails, is the recorder's job.
  */
 
@@ -58,7 +58,11 @@ async function writeLive(q: Db | Tx, batch: BufferedHit[], mark: SpoolPart | und
   for (;;) {
     if (live.length === 0 && !mark) return live
     const a = batchArgs(live, mark && { ...mark, lowest: live.length ? mark.lowest : undefined })
-    const [row] = rowsOf<{ r: Excluded | string | null }>(await q.execute(sql`select write_click_batch(${a.batch}::jsonb, ${a.clicks}::json, ${a.enriched}::json) as r`))
+    const [row] = rowsOf<{ r: Excluded | string | null }>(
+      await q.execute(
+        sql`select write_click_batch(${a.batch}::jsonb, ${a.link}::integer[], ${a.qr}::integer[], ${a.source}::text[], ${a.at}::bigint[], ${a.enrichment}::integer[], ${a.quota}::integer[], ${a.place}::integer[], ${a.enriched}::json) as r`,
+      ),
+    )
     if (row.r === null) return live
     const ex: Excluded = typeof row.r === 'string' ? JSON.parse(row.r) : row.r
     const done = Number(ex.done)

@@ -198,7 +198,19 @@ describe('click batches and deletes', () => {
       const h = hit(id, owner.user.id, visitor('198.51.100.7'), new Date().toISOString())
       h.enriched = enrich(KEY, h.visitor, new Date(h.at))
       const a = batchArgs([h], undefined)
-      const [r] = (await batchSession.query('select write_click_batch($1::jsonb, $2::json, $3::json) as r', [a.batch, a.clicks, a.enriched])).rows
+      const [r] = (
+        await batchSession.query('select write_click_batch($1::jsonb, $2::integer[], $3::integer[], $4::text[], $5::bigint[], $6::integer[], $7::integer[], $8::integer[], $9::json) as r', [
+          a.batch,
+          a.link,
+          a.qr,
+          a.source,
+          a.at,
+          a.enrichment,
+          a.quota,
+          a.place,
+          a.enriched,
+        ])
+      ).rows
       expect(r.r).toBeNull()
       const pid = (await deleteSession.query('select pg_backend_pid() as pid')).rows[0].pid
       const deleting = deleteSession.query('delete from links where id = $1', [id])

@@ -16,7 +16,9 @@ import { createdAt } from './columns.js'
 export const clicks = pgTable(
   'clicks',
   {
-    id: bigserial({ mode: 'number' }).primaryKey(),
+    // no primary key index (migration 0010): nothing seeks a click by id, and each insert paid for
+    // it. The sequence keeps ids unique; the export breaks ties on it, retention deletes by ctid
+    id: bigserial({ mode: 'number' }),
     linkId: integer(),
     qrId: integer(),
     /** link | rotator | qr */
