@@ -182,6 +182,30 @@ export async function backends(cleanup: (() => unknown)[]): Promise<Backend[]> {
   return list
 }
 
+/**
+ * Waits (at most two minutes) until no autovacuum worker runs on the Postgres server, and says how
+ * long that took. The rows before a timed row may leave millions of fresh click rows, whose
+ * vacuum would otherwise land in the middle of it, on one of the two cores the row is using.
+ */
+export async function autovacuumSettled(b: Backend | undefined): Promise<void> {
+  if (!b?.pgUrl) return
+  const c = new pg.Client({ connectionString: b.pgUrl })
+  await c.connect()
+  try {
+    const t0 = Date.now()
+    let seen = 0
+    for (;;) {
+      const { rows } = await c.query<{ n: number }>(`select count(*)::int as n from pg_stat_activity where backend_type = 'autovacuum worker'`)
+      if (rows[0].n === 0 || Date.now() - t0 > 120_000) break
+      seen = Math.max(seen, rows[0].n)
+      await sleep(500)
+    }
+    if (seen > 0) log(`waited ${((Date.now() - t0) / 1000).toFixed(1)} s for ${seen} autovacuum worker(s) to finish`)
+  } finally {
+    await c.end()
+  }
+}
+
 /** A server's GET /metrics: each metric's value, summed over its labels. */
 export async function scrapeMetrics(s: Server): Promise<Record<string, number>> {
   const text = await (await fetch(`${s.url}/metrics`)).text()
