@@ -6,7 +6,7 @@
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
 import { ADMIN_KEY, SIZES, api, cannon, cannonRun, fmt, log, median, quantile, sleep, type Row } from './lib.js'
 import { seedClicks } from './seed.js'
-import { autovacuumSettled, scrapeMetrics, type Backend, type Server } from './servers.js'
+import { postgresSettled, scrapeMetrics, type Backend, type Server } from './servers.js'
 
 const CREATE_TARGET = { PGlite: 500, Postgres: 1500 }
 
@@ -131,7 +131,7 @@ export async function statsRows(b: Backend | undefined): Promise<Row[]> {
   const big = await api(s.url, 'POST', '/api/url/add', { url: 'https://example.com/popular', custom: 'popular' })
   log(`seeding ${fmt(n)} clicks`)
   await seedClicks(b.pgUrl!, big.id as number, n)
-  await autovacuumSettled(b)
+  await postgresSettled(b, { vacuum: false })
   const detail = await api(s.url, 'GET', `/api/url/${big.id}`)
   if ((detail.data as { clicks: number }).clicks !== n) throw new Error(`expected ${n} clicks, the API says ${(detail.data as { clicks: number }).clicks}`)
   const measure = async (path: string) => {

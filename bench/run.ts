@@ -12,7 +12,7 @@
 import { SIZES, fmt, log, sleep, type Row } from './lib.js'
 import { treeRssMb } from './proc.js'
 import { seedLinks } from './seed.js'
-import { autovacuumSettled, backends, build, pinLoadGenerator, startKurz, stopKurz, type Backend } from './servers.js'
+import { backends, build, pinLoadGenerator, postgresSettled, startKurz, stopKurz, watchAutovacuum, type Backend } from './servers.js'
 import { cachedRedirectRows, createCachedLink } from './redirect.js'
 import { RANDOM_PREFIX, randomAliasRows } from './random.js'
 import { CRASH_PREFIX, DURABILITY_LINKS, SUSTAIN_PREFIX, durabilityRows } from './durability.js'
@@ -58,8 +58,11 @@ async function main() {
     for (const b of list) await startKurz(b)
     const pgBackend = list.find((b) => b.label === 'Postgres')
     // the durability rows stored millions of clicks on Postgres: their vacuum is not the next rows' load
-    await autovacuumSettled(pgBackend)
+    await postgresSettled(pgBackend, { vacuum: true })
+    const vacuums = watchAutovacuum(pgBackend)
     rows.push(await healthUnderWritesRow(list[0]))
+    const seen = await vacuums.stop()
+    if (seen > 0) log(`${seen} autovacuum worker(s) of the Postgres server ran during the /healthz row`)
     rows.push(...(await createRows(list)))
     // the statistics rows are Postgres's alone: PGlite's server would share their core, and its
     // vacuum job (two minutes after start, over the millions of clicks the rows above stored)

@@ -182,27 +182,61 @@ export async function backends(cleanup: (() => unknown)[]): Promise<Backend[]> {
   return list
 }
 
+const AUTOVACUUM_WORKERS = `select count(*)::int as n from pg_stat_activity where backend_type = 'autovacuum worker'`
+
 /**
- * Waits (at most two minutes) until no autovacuum worker runs on the Postgres server, and says how
- * long that took. The rows before a timed row may leave millions of fresh click rows, whose
- * vacuum would otherwise land in the middle of it, on one of the two cores the row is using.
+ * Quiets the Postgres server before a timed row: with `vacuum`, vacuums and analyses the bench
+ * database now (the rows before may have left millions of fresh click rows, whose autovacuum
+ * would otherwise start in the middle of the next row, on one of the two cores it uses); then
+ * waits (at most two minutes) until no autovacuum worker runs. Says in the log what it did.
  */
-export async function autovacuumSettled(b: Backend | undefined): Promise<void> {
+export async function postgresSettled(b: Backend | undefined, o: { vacuum: boolean }): Promise<void> {
   if (!b?.pgUrl) return
   const c = new pg.Client({ connectionString: b.pgUrl })
   await c.connect()
   try {
     const t0 = Date.now()
+    if (o.vacuum) {
+      await c.query('vacuum (analyze)')
+      log(`vacuumed the Postgres bench database in ${((Date.now() - t0) / 1000).toFixed(1)} s`)
+    }
+    const t1 = Date.now()
     let seen = 0
     for (;;) {
-      const { rows } = await c.query<{ n: number }>(`select count(*)::int as n from pg_stat_activity where backend_type = 'autovacuum worker'`)
-      if (rows[0].n === 0 || Date.now() - t0 > 120_000) break
+      const { rows } = await c.query<{ n: number }>(AUTOVACUUM_WORKERS)
+      if (rows[0].n === 0 || Date.now() - t1 > 120_000) break
       seen = Math.max(seen, rows[0].n)
       await sleep(500)
     }
-    if (seen > 0) log(`waited ${((Date.now() - t0) / 1000).toFixed(1)} s for ${seen} autovacuum worker(s) to finish`)
+    if (seen > 0) log(`waited ${((Date.now() - t1) / 1000).toFixed(1)} s for ${seen} autovacuum worker(s) to finish`)
   } finally {
     await c.end()
+  }
+}
+
+/** Counts the autovacuum workers once a second until stopped; resolves with the most seen at once. */
+export function watchAutovacuum(b: Backend | undefined): { stop(): Promise<number> } {
+  if (!b?.pgUrl) return { stop: async () => 0 }
+  let most = 0
+  let on = true
+  const c = new pg.Client({ connectionString: b.pgUrl })
+  const done = (async () => {
+    await c.connect()
+    try {
+      while (on) {
+        most = Math.max(most, (await c.query<{ n: number }>(AUTOVACUUM_WORKERS)).rows[0].n)
+        await sleep(1_000)
+      }
+    } finally {
+      await c.end()
+    }
+  })()
+  return {
+    stop: async () => {
+      on = false
+      await done.catch(() => {})
+      return most
+    },
   }
 }
 

@@ -15,7 +15,7 @@ import { eventually } from '../helpers/wait.js'
 import { UA } from '../redirect/user-agents.js'
 
 /*
- * write_click_batch() (migration 0007) and the rows a deleted link or QR code leaves: the click
+ * write_click_batch() (migrations 0007 and 0010) and the rows a deleted link or QR code leaves: the click
  * tables have no foreign keys, so the delete triggers must remove them on every path.
  */
 
@@ -181,6 +181,26 @@ describe('click batches and deletes', () => {
     expect(await writeClickBatch(db, KEY, [hit(kept, owner.user.id, visitor('192.0.2.4'), at)], idle)).toBe(1)
     expect({ seen: seen.length, transactions }).toEqual({ seen: 1, transactions: 1 })
     expect(await rowsOf(t.app.db, 'l', kept)).toMatchObject({ clicks: 3 })
+  })
+
+  // Migration 0010 added the array signature; an instance of the previous release, still running
+  // during a rolling upgrade, calls the JSON one, which must write the same rows.
+  it('the JSON signature of the previous release writes what the array one writes', async () => {
+    const [viaArrays, viaJson] = [await addLink(owner, { url: 'https://example.com/sig', custom: 'sig-arrays' }), await addLink(owner, { url: 'https://example.com/sig', custom: 'sig-json' })]
+    const v = visitor('203.0.113.9', UA.mac, 'https://news.example.org/a')
+    const hits = (id: number) => ['2026-04-02T09:00:00Z', '2026-04-02T09:40:00Z', '2026-04-02T12:00:00Z'].map((at) => hit(id, owner.user.id, v, at))
+    expect(await writeClickBatch(t.app.db, KEY, hits(viaArrays))).toBe(3)
+    const old = hits(viaJson)
+    for (const h of old) h.enriched = enrich(KEY, h.visitor, new Date(h.at))
+    const a = batchArgs(old, undefined)
+    const rows = old.map((h, n) => ({ l: viaJson, s: 'link', t: h.at, e: 0, g: 0, n }))
+    const [r] = (await t.app.db.execute<{ r: unknown }>(sql`select write_click_batch(${a.batch}::jsonb, ${JSON.stringify(rows)}::json, ${a.enriched}::json) as r`)).rows
+    expect(r.r).toBeNull()
+    expect(await rowsOf(t.app.db, 'l', viaJson)).toEqual(await rowsOf(t.app.db, 'l', viaArrays))
+    expect(await rowsOf(t.app.db, 'l', viaJson)).toMatchObject({ clicks: 3, click_hourly: 2 })
+    const counts = async (id: number) => (await t.app.db.select({ c: links.clicks, u: links.uniqueClicks }).from(links).where(eq(links.id, id)))[0]
+    expect(await counts(viaJson)).toEqual({ c: 3, u: 1 })
+    expect(await counts(viaArrays)).toEqual({ c: 3, u: 1 })
   })
 
   // Two sessions on one Postgres: the delete waits for the batch's FOR KEY SHARE lock, and its
