@@ -7,8 +7,9 @@ import type { BufferedHit } from './hit.js'
 /**
  * The SQL of one click batch: detail rows (within the monthly quota), unique visitors, daily and
  * hourly rollups, all-time totals and the link / QR counters, written by ONE call of
- * write_click_batch() (migration 0007; 0009 replaced its grouping step, 0010 takes the rows as arrays), so statistics never disagree with totals and a batch costs
- * one round trip. What to write when, and what to do when it fails, is the recorder's job.
+ * write_click_batch() (migration 0007; 0009 replaced its grouping step, 0010 takes the rows as
+ * arrays), so statistics never disagree with totals and a batch costs one round trip. What to
+ * write when, and what to do when it fails, is the recorder's job.
  */
 
 /** Rows of a raw statement: both drivers answer `{ rows }`. */

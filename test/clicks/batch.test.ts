@@ -15,8 +15,8 @@ import { eventually } from '../helpers/wait.js'
 import { UA } from '../redirect/user-agents.js'
 
 /*
- * write_click_batch() (migrations 0007 and 0010) and the rows a deleted link or QR code leaves: the click
- * tables have no foreign keys, so the delete triggers must remove them on every path.
+ * write_click_batch() (migrations 0007 and 0010) and the rows a deleted link or QR code leaves:
+ * the click tables have no foreign keys, so the delete triggers must remove them on every path.
  */
 
 const KEY = Buffer.alloc(32, 3)
