@@ -116,12 +116,13 @@ export async function burst(url: string, amount: number, path: string | (() => s
   return { rps: answered / secs, answered, other: total - answered + r.errors + r.timeouts, errors: r.errors + r.timeouts }
 }
 
-/** A JSON API call as the bench's admin; throws unless it answers 200. */
+/** A JSON API call as the bench's admin; throws unless it answers 200 within a minute (a stuck server fails the run, never hangs it). */
 export async function api(baseUrl: string, method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
   const res = await fetch(baseUrl + path, {
     method,
     headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(60_000),
   })
   const json = (await res.json()) as Record<string, unknown>
   if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`)

@@ -78,7 +78,7 @@ export async function healthUnderWritesRow(b: Backend): Promise<Row> {
   while (writing) {
     const t0 = performance.now()
     probes.push(
-      fetch(`${s.url}/healthz`)
+      fetch(`${s.url}/healthz`, { signal: AbortSignal.timeout(60_000) })
         .then((res) => res.arrayBuffer())
         .then(() => void times.push(performance.now() - t0)),
     )
@@ -108,7 +108,7 @@ async function p95(s: Server, path: string, n: number): Promise<number> {
       while (next < n) {
         next++
         const t0 = performance.now()
-        const res = await fetch(s.url + path, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })
+        const res = await fetch(s.url + path, { headers: { authorization: `Bearer ${ADMIN_KEY}` }, signal: AbortSignal.timeout(60_000) })
         await res.arrayBuffer()
         if (res.status !== 200) throw new Error(`GET ${path}: ${res.status}`)
         times.push(performance.now() - t0)

@@ -75,7 +75,7 @@ export async function start(name: string, args: string[], env: Record<string, st
   for (let i = 0; i < 1200; i++) {
     if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}`)
     try {
-      await fetch(`${url}/healthz`, { redirect: 'manual' })
+      await fetch(`${url}/healthz`, { redirect: 'manual', signal: AbortSignal.timeout(5_000) })
       return { name, child, port, url }
     } catch {
       await sleep(100)
@@ -242,7 +242,7 @@ export function watchAutovacuum(b: Backend | undefined): { stop(): Promise<numbe
 
 /** A server's GET /metrics: each metric's value, summed over its labels. */
 export async function scrapeMetrics(s: Server): Promise<Record<string, number>> {
-  const text = await (await fetch(`${s.url}/metrics`)).text()
+  const text = await (await fetch(`${s.url}/metrics`, { signal: AbortSignal.timeout(60_000) })).text()
   const out: Record<string, number> = {}
   for (const m of text.matchAll(/^(kurz_\w+)(?:\{[^}]*\})? (\S+)$/gm)) out[m[1]] = (out[m[1]] ?? 0) + Number(m[2])
   return out
