@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { driverCode } from './query-errors.js'
 
 /**
@@ -9,6 +10,17 @@ export interface HotStatement<Q> {
   /** null on PGlite (its driver takes no names: `keepPlanned` plans there) or once a pooler lost it */
   named: Q | null
   unnamed: Q
+}
+
+/**
+ * A named statement's name: its base and a digest of its text. Behind a pooler, an instance of one
+ * release may be handed a server connection where an instance of another prepared the statement;
+ * under one name for both texts it would run the other's, whose columns drizzle would then map by
+ * position. Each text has its own name: a connection holds that text under it, or none (26000, the
+ * fallback below).
+ */
+export function hotName(base: string, text: string): string {
+  return `${base}_${createHash('sha256').update(text).digest('hex').slice(0, 12)}`
 }
 
 /**

@@ -1,6 +1,6 @@
 import { eq, sql } from 'drizzle-orm'
 import { isPglite, keepPlanned, type Db } from '../db/client.js'
-import { runHot } from '../db/hot-statements.js'
+import { hotName, runHot } from '../db/hot-statements.js'
 import { campaigns, domains, LINK_TYPES, linkAliases, linkPixels, links, linkTargets, pages, pixels, type PixelType } from '../db/schema/index.js'
 import type { ResolvableLink } from './resolve.js'
 import type { DestinationPage } from './respond.js'
@@ -169,8 +169,8 @@ function buildQueries(db: Db) {
   keepPlanned(db, byAliases.toSQL())
   keepPlanned(db, byId.toSQL())
   const loads = (named: boolean) => ({
-    byAliases: byAliases.prepare(named ? 'kurz_links_by_alias' : ''),
-    byId: byId.prepare(named ? 'kurz_link_by_id' : ''),
+    byAliases: byAliases.prepare(named ? hotName('kurz_links_by_alias', byAliases.toSQL().sql) : ''),
+    byId: byId.prepare(named ? hotName('kurz_link_by_id', byId.toSQL().sql) : ''),
   })
   return {
     // PGlite plans them once its own way (keepPlanned); its driver takes no statement names

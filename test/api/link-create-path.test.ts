@@ -4,6 +4,7 @@ import type pg from 'pg'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../src/app.js'
 import { linkAliases, links, webhookDeliveries, webhooks } from '../../src/db/schema/index.js'
+import { hotName } from '../../src/db/hot-statements.js'
 import { guardedInsert } from '../../src/resources/links/insert.js'
 import { appWith, testApp, testConfig, type TestApp, type TestUser } from '../helpers/app.js'
 import { addLink, countRows } from '../helpers/fixtures.js'
@@ -118,8 +119,11 @@ describe('the plain create is planned once', () => {
     const pool = (t.app.db as unknown as { $client: pg.Pool }).$client
     const clients = await Promise.all(Array.from({ length: pool.totalCount }, () => pool.connect()))
     try {
-      const found = (await Promise.all(clients.map(async (c) => (await c.query(`select name from pg_prepared_statements where name = 'kurz_link_insert'`)).rows))).flat()
+      const found = (
+        await Promise.all(clients.map(async (c) => (await c.query(`select name, statement from pg_prepared_statements where name like 'kurz\\_link\\_insert\\_%'`)).rows))
+      ).flat() as { name: string; statement: string }[]
       expect(found.length).toBeGreaterThan(0)
+      for (const f of found) expect(f.name).toBe(hotName('kurz_link_insert', f.statement))
       // every connection loses it, as behind a pooler in transaction mode
       for (const c of clients) await c.query('deallocate all')
     } finally {

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm'
 import { isPglite, keepPlanned, type Db, type Tx } from '../../db/client.js'
-import { runHot, type HotStatement } from '../../db/hot-statements.js'
+import { hotName, runHot, type HotStatement } from '../../db/hot-statements.js'
 import { linkAliases, links, PRIVACY, webhooks } from '../../db/schema/index.js'
 import { blockedSql, blockInputs } from '../blocklist/repo.js'
 import type { Link } from './repo.js'
@@ -67,7 +67,7 @@ function statementFor(db: Db | Tx): HotStatement<Insert> {
     const query = build(db)
     keepPlanned(db, query.toSQL())
     // unnamed as well: the API key lookup's way, which poolers in transaction mode always take
-    q = { named: isPglite(db) ? null : query.prepare('kurz_link_insert'), unnamed: query.prepare('') }
+    q = { named: isPglite(db) ? null : query.prepare(hotName('kurz_link_insert', query.toSQL().sql)), unnamed: query.prepare('') }
     prepared.set(db, q)
   }
   return q
