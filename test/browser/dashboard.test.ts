@@ -256,11 +256,19 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: sign-in, links, analytics,
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content')
     expect(await page.evaluate(() => document.activeElement!.matches(':focus-visible'))).toBe(true)
     const newLink = page.getByRole('button', { name: 'New link' })
+    // the dialog opens before the form's options have loaded: the URL field gets focus when it appears
+    const slowOptions = (url: URL) => url.pathname === '/api/overlay'
+    await page.route(slowOptions, async (route) => {
+      await new Promise((r) => setTimeout(r, 1_000))
+      await route.continue()
+    })
+    await page.reload()
     await newLink.focus()
     await page.keyboard.press('Enter')
     const dialog = page.getByRole('dialog', { name: 'New link' })
     await dialog.waitFor()
-    expect(await page.evaluate(() => document.activeElement?.getAttribute('type'))).toBe('url')
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('type'))).toBe('url')
+    await page.unroute(slowOptions)
     await page.keyboard.type('https://example.com/typed')
     await page.keyboard.press('Tab')
     expect(await page.evaluate(() => document.activeElement?.id && document.querySelector(`label[for="${document.activeElement.id}"]`)?.textContent)).toBe('Alias')

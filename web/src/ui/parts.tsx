@@ -99,6 +99,30 @@ export function Pager(props: { page: number; maxPage: number; total: number; onP
   )
 }
 
+const FIRST_FIELD = '[data-autofocus], .dialog-body input:not([type=hidden]):not([disabled]), .dialog-body select, .dialog-body textarea'
+
+/**
+ * showModal focuses the first focusable element (the close button); the task's first field is more
+ * useful. A form still loading (the link form waits for its options) gets it when it appears, unless
+ * the visitor has moved focus meanwhile. Returns what stops the wait.
+ */
+function focusFirstField(d: HTMLDialogElement): () => void {
+  const first = d.querySelector<HTMLElement>(FIRST_FIELD)
+  if (first) {
+    first.focus()
+    return () => {}
+  }
+  const openedOn = document.activeElement
+  const watch = new MutationObserver(() => {
+    const field = d.querySelector<HTMLElement>(FIRST_FIELD)
+    if (!field) return
+    watch.disconnect()
+    if (document.activeElement === openedOn || document.activeElement === d) field.focus()
+  })
+  watch.observe(d, { childList: true, subtree: true })
+  return () => watch.disconnect()
+}
+
 /** A modal panel on the native <dialog>: focus moves in, Escape closes, focus returns after. */
 export function Modal(props: { title: string; open: boolean; onClose: () => void; children: ReactNode; wide?: boolean }) {
   const ref = useRef<HTMLDialogElement>(null)
@@ -108,9 +132,7 @@ export function Modal(props: { title: string; open: boolean; onClose: () => void
     if (!d) return
     if (props.open && !d.open) {
       d.showModal()
-      // showModal focuses the first focusable element (the close button); the task's first field is more useful
-      const first = d.querySelector<HTMLElement>('[data-autofocus], .dialog-body input:not([type=hidden]):not([disabled]), .dialog-body select, .dialog-body textarea')
-      first?.focus()
+      return focusFirstField(d)
     }
     if (!props.open && d.open) d.close()
   }, [props.open])
