@@ -16,6 +16,11 @@ export interface RecorderOptions {
   ping?: () => Promise<boolean>
   flushIntervalMs?: number
   batchSize?: number
+  /**
+   * the batch size while behind (this many hits or more wait, or some wait on disk): a link's rows
+   * of a batch are shared by more of its clicks. Defaults to batchSize
+   */
+  catchUpBatchSize?: number
   /** most hits kept in memory while the database is away; beyond it hits are counted as dropped */
   maxBuffer?: number
   /** called in each batch's transaction (webhook click events) */
@@ -52,7 +57,7 @@ const POISON_ATTEMPTS = 5
 /**
  * THE click pipeline (STYLE §3.6). `record()` is a synchronous push that never awaits the database;
  * batches are written every 250 ms or once a batch is full (`batchSize`: 500, 2,000 on Postgres, see
- * app.ts), each in ONE transaction (batch.ts). While the database is away the batch stays at the head of the buffer and is retried
+ * app.ts; `catchUpBatchSize` while behind), each in ONE transaction (batch.ts). While the database is away the batch stays at the head of the buffer and is retried
  * with backoff; the buffer is bounded and what it cannot hold is counted and logged.
  */
 export class ClickRecorder {
@@ -80,7 +85,8 @@ export class ClickRecorder {
 
   constructor(opts: RecorderOptions) {
     this.db = opts.db
-    this.opts = { flushIntervalMs: 250, batchSize: 500, maxBuffer: 100_000, ...opts }
+    const batchSize = opts.batchSize ?? 500
+    this.opts = { flushIntervalMs: 250, maxBuffer: 100_000, ...opts, batchSize, catchUpBatchSize: Math.max(batchSize, opts.catchUpBatchSize ?? batchSize) }
   }
 
   record(hit: Hit): void {
@@ -244,7 +250,9 @@ export class ClickRecorder {
 
   /** Writes the head of the buffer; returns how many hits it took off. */
   private async writeBatch(): Promise<number> {
-    const batch = this.buffer.slice(0, this.opts.batchSize)
+    const { batchSize, catchUpBatchSize } = this.opts
+    const behind = this.buffer.length >= catchUpBatchSize || this.diskAfter !== null
+    const batch = this.buffer.slice(0, behind ? catchUpBatchSize : batchSize)
     if (batch.length === 0) return 0
     this.live.batchStarted()
     const spool = this.opts.spool

@@ -66,6 +66,26 @@ describe('click recorder', () => {
     expect(await rows(t, id)).toBe(1234)
   })
 
+  it('takes catch-up batches while behind, and its usual size once caught up', async () => {
+    const id = await addLink(pro, { url: 'https://example.com/catch-up', custom: 'catchup1' })
+    const sizes: number[] = []
+    const recorder = new ClickRecorder({
+      db: t.app.db,
+      visitorKey: t.app.keys.visitor,
+      log: t.app.log,
+      batchSize: 5,
+      catchUpBatchSize: 20,
+      // the hook joins every batch, and sees each batch's size
+      onBatch: { active: () => true, write: async (_tx, hits) => void sizes.push(hits.length) },
+    })
+    for (let i = 0; i < 70; i++) recorder.record({ linkId: id, userId: pro.user.id, source: 'link', visitor: human(`10.9.0.${i}`) })
+    await recorder.close()
+    // 70 waiting: 20 while 20 or more wait, then 5
+    expect(sizes).toEqual([20, 20, 20, 5, 5])
+    expect(recorder.stats()).toMatchObject({ recorded: 70, written: 70, buffered: 0 })
+    expect(await rows(t, id)).toBe(70)
+  })
+
   it('records bots apart: a row with the bot flag, botClicks, no click, no unique', async () => {
     const id = await addLink(pro, { url: 'https://example.com/b', custom: 'bot1' })
     await visit(t, '/bot1', { headers: { 'user-agent': UA.googlebot } })
