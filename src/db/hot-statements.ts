@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { sha256 } from '../lib/crypto.js'
 import { driverCode } from './query-errors.js'
 
 /**
@@ -20,7 +20,7 @@ export interface HotStatement<Q> {
  * fallback below).
  */
 export function hotName(base: string, text: string): string {
-  return `${base}_${createHash('sha256').update(text).digest('hex').slice(0, 12)}`
+  return `${base}_${sha256(text).slice(0, 12)}`
 }
 
 /**
