@@ -76,6 +76,9 @@ export class ClickRecorder {
   /** set while hits live only in the spool: the last sequence in memory; later ones are on disk */
   private diskAfter: number | null = null
   private lastSpoolErrorLog = 0
+  private spoolWriteQueued = false
+  /** answers of visits whose spool lines are queued: sent after the turn's write */
+  private answers: (() => void)[] = []
   /** hits accepted per source: the visits answered (metrics read them, so a visit costs no extra work) */
   readonly bySource: Record<Hit['source'], number> = { link: 0, rotator: 0, qr: 0 }
   /** told how long each committed batch took, in seconds (metrics) */
@@ -103,16 +106,18 @@ export class ClickRecorder {
       human,
     }
     const full = this.buffer.length >= this.opts.maxBuffer
-    if (this.opts.spool && !this.closed) {
-      try {
-        buffered.seq = this.opts.spool.append(buffered)
-        this.spooling.spooled++
-      } catch (err) {
-        this.spooling.unspooled++
-        this.spoolFailed(err)
+    const spool = this.opts.spool
+    if (spool && !this.closed) {
+      buffered.seq = spool.append(buffered)
+      this.spooling.spooled++
+      if (!this.spoolWriteQueued) {
+        // the turn's lines go out in one write, before any of the turn's answers (afterSpool)
+        this.spoolWriteQueued = true
+        setImmediate(this.spoolTurn)
       }
-      // memory full (or already behind): the hit waits on disk, read back in order as the buffer drains
-      if (buffered.seq !== undefined && (full || this.diskAfter !== null)) {
+      // memory full (or already behind): the hit waits on disk only, so it is written now, and read
+      // back in order as the buffer drains
+      if ((full || this.diskAfter !== null) && this.writeSpool()) {
         if (this.diskAfter === null) this.diskAfter = buffered.seq - 1
         this.counters.recorded++
         this.bySource[hit.source]++
@@ -140,6 +145,21 @@ export class ClickRecorder {
     this.bySource[hit.source]++
     if (human) this.live.buffered(hit.linkId!)
     this.schedule(this.buffer.length >= this.opts.batchSize ? 0 : this.opts.flushIntervalMs)
+  }
+
+  /** Whether a recorded hit's line still waits for this turn's spool write (its answer must wait too). */
+  spoolWaiting(): boolean {
+    return this.opts.spool !== undefined && this.opts.spool.waiting > 0
+  }
+
+  /**
+   * Calls `answer` after this turn's spool write (DECISIONS §10.7: an answered visit survives
+   * `kill -9`). One write for all the visits of an event-loop turn costs one system call instead of
+   * one each; the answers wait only until the turn's I/O callbacks are done. Call it when
+   * `spoolWaiting()`; a failed write still answers (the hits are in memory, and counted unspooled).
+   */
+  afterSpool(answer: () => void): void {
+    this.answers.push(answer)
   }
 
   /**
@@ -214,6 +234,7 @@ export class ClickRecorder {
     this.reportDrops('clicks dropped while the click buffer was full (since the last report)')
     this.closed = true
     if (this.opts.spool) {
+      this.spoolTurn()
       const left = this.buffer.length + this.spooling.backlog
       if (left > 0) this.opts.log.warn({ kept: left }, 'database unavailable at shutdown: clicks kept in the spool for the next start')
       this.buffer = []
@@ -287,6 +308,7 @@ export class ClickRecorder {
   /** Reads back hits that overflowed to disk, in order, once the buffer has room. */
   private refill() {
     if (this.diskAfter === null || this.buffer.length > this.opts.maxBuffer / 2) return
+    this.writeSpool()
     const room = this.opts.maxBuffer - this.buffer.length
     const hits = this.opts.spool!.read(this.diskAfter, room)
     for (const h of hits) {
@@ -311,11 +333,43 @@ export class ClickRecorder {
     this.lastOverflowLog = Date.now()
   }
 
+  /** The turn's spool write (setImmediate from record), then the answers that waited for it. */
+  private readonly spoolTurn = () => {
+    this.spoolWriteQueued = false
+    this.writeSpool()
+    const answers = this.answers
+    if (answers.length === 0) return
+    this.answers = []
+    for (const answer of answers) {
+      try {
+        answer()
+      } catch (err) {
+        this.opts.log.error({ err }, 'sending an answer after the spool write failed')
+      }
+    }
+  }
+
+  /** Writes the queued spool lines; false when the disk refused them (their hits stay in memory, counted unspooled). */
+  private writeSpool(): boolean {
+    const spool = this.opts.spool
+    if (!spool || spool.waiting === 0) return true
+    const lines = spool.waiting
+    try {
+      spool.write()
+      return true
+    } catch (err) {
+      this.spooling.spooled -= lines
+      this.spooling.unspooled += lines
+      this.spoolFailed(err)
+      return false
+    }
+  }
+
   private spoolFailed(err: unknown) {
     const now = Date.now()
     if (now - this.lastSpoolErrorLog < 10_000) return
     this.lastSpoolErrorLog = now
-    this.opts.log.error({ err: (err as Error)?.message, unspooled: this.spooling.unspooled }, 'click spool append failed (disk full?): clicks kept in memory only')
+    this.opts.log.error({ err: (err as Error)?.message, unspooled: this.spooling.unspooled }, 'click spool write failed (disk full?): clicks kept in memory only')
   }
 
   private take(batch: BufferedHit[]) {

@@ -5,9 +5,10 @@ import type { BufferedHit } from './hit.js'
 
 /**
  * The crash-safe click spool (DECISIONS §10.7, decisions log "Click spool"). Every recorded hit is
- * appended, synchronously and before its answer is sent, as one JSON line to a segment file
- * `DATA_DIR/spool/<instance>-<first seq>.spool`. The written page cache survives `kill -9` (not a
- * power cut: an fsync per click would cost more than the redirect). Each record carries a sequence
+ * appended as one JSON line to a segment file `DATA_DIR/spool/<instance>-<first seq>.spool`, and
+ * its answer is sent only once the line is written (`append` queues it, `write` writes what is
+ * queued in one system call; the recorder writes once per event-loop turn). The written page cache
+ * survives `kill -9` (not a power cut: an fsync per click would cost more than the redirect). Each record carries a sequence
  * number, increasing for the life of the instance id; the batch that writes it records the highest
  * sequence it committed (click_spool_marks) in the same transaction, and segments are deleted only
  * once every record in them is at or below that mark. Replay after a crash reads the segments back,
@@ -114,9 +115,9 @@ function fromLine(text: string): BufferedHit | null {
 }
 
 export interface SpoolStats {
-  /** records appended since start */
+  /** records written since start */
   appended: number
-  /** appends the disk refused (full, read-only…) */
+  /** records whose write the disk refused (full, read-only…) */
   failed: number
   /** segment files on disk */
   segments: number
@@ -129,6 +130,11 @@ export class ClickSpool {
   private segments: Segment[] = []
   private current: (Segment & { fd: number }) | null = null
   private nextSeq = 1
+  /** lines appended and not yet written, and how many */
+  private queued = ''
+  private queuedRecords = 0
+  private queuedFirst = 0
+  private queuedLast = 0
   /** sequences below it were in the spool at start: only their batches need the mark checked */
   readonly replayBelow: number
   private readonly counters = { appended: 0, failed: 0 }
@@ -180,30 +186,49 @@ export class ClickSpool {
   }
 
   /**
-   * Appends a hit and gives it its sequence; synchronous, so the record is in the page cache
-   * before the visit's answer is written. Throws when the disk refuses (the caller counts it).
+   * Queues a hit's line and gives it its sequence. Nothing is on disk until `write()`: an answer
+   * waits for that.
    */
   append(hit: BufferedHit): number {
-    const seq = this.nextSeq
-    const line = toLine(hit, seq)
-    try {
-      if (!this.current) {
-        const file = join(this.dir, `${this.name}-${seq}.spool`)
-        this.current = { file, first: seq, last: seq - 1, records: 0, fd: openSync(file, 'a') }
-      }
-      writeSync(this.current.fd, line)
-    } catch (err) {
-      this.counters.failed++
-      throw err
-    }
-    this.nextSeq++
-    this.counters.appended++
-    this.current.last = seq
-    if (++this.current.records >= SEGMENT_RECORDS) this.seal()
+    const seq = this.nextSeq++
+    this.queued += toLine(hit, seq)
+    if (this.queuedRecords++ === 0) this.queuedFirst = seq
+    this.queuedLast = seq
     return seq
   }
 
-  /** Records after `afterSeq`, oldest first, at most `limit`: what overflowed the memory buffer. */
+  /** lines appended and not yet written */
+  get waiting(): number {
+    return this.queuedRecords
+  }
+
+  /**
+   * Writes every queued line in one system call, synchronously: on return they are in the page
+   * cache. Throws when the disk refuses (full, read-only...); the lines are then given up (their
+   * hits are still in the caller's memory) and the caller counts them.
+   */
+  write(): void {
+    if (this.queuedRecords === 0) return
+    const { queued, queuedRecords: records, queuedFirst: first, queuedLast: last } = this
+    this.queued = ''
+    this.queuedRecords = 0
+    try {
+      if (!this.current) {
+        const file = join(this.dir, `${this.name}-${first}.spool`)
+        this.current = { file, first, last: first - 1, records: 0, fd: openSync(file, 'a') }
+      }
+      writeSync(this.current.fd, queued)
+    } catch (err) {
+      this.counters.failed += records
+      throw err
+    }
+    this.counters.appended += records
+    this.current.last = last
+    this.current.records += records
+    if (this.current.records >= SEGMENT_RECORDS) this.seal()
+  }
+
+  /** Records after `afterSeq` on disk (not those still queued), oldest first, at most `limit`: what overflowed the memory buffer. */
   read(afterSeq: number, limit: number): BufferedHit[] {
     const out: BufferedHit[] = []
     for (const s of [...this.segments, ...(this.current ? [this.current] : [])]) {
@@ -234,6 +259,11 @@ export class ClickSpool {
 
   /** Keeps whatever is not committed on disk for the next start. */
   close(): void {
+    try {
+      this.write()
+    } catch {
+      /* the disk refused them: counted in stats().failed */
+    }
     if (this.current) {
       const c = this.current
       this.current = null

@@ -66,6 +66,12 @@ function schemesIn(link: ServeLink): string[] {
   return [...schemes].sort()
 }
 
+/**
+ * What a visit's functions return: the reply (sent), a promise of it, or undefined when the answer
+ * waits for the turn's spool write (afterRecorded); only a synchronous handler may return that.
+ */
+type Answered = FastifyReply | undefined | Promise<FastifyReply>
+
 interface VisitOptions {
   source: 'link' | 'rotator'
   /** the branded domain of the link (short URL of crawler pages) */
@@ -104,6 +110,24 @@ const redirect: FastifyPluginAsync = async (app) => {
       cache.countClick(link.id)
       if (rotation !== undefined) link.lastRotation = rotation
     }
+  }
+
+  /**
+   * A recorded visit's answer leaves once its click is in the spool (DECISIONS §10.7): at once when
+   * nothing waits (HEAD, no spool), else after the event-loop turn's one spool write, and then this
+   * returns undefined. A handler returning nothing has Fastify wait for the send; where the answer
+   * goes through a promise, `?? reply` has Fastify wait for it the same way (reply.then).
+   */
+  function afterRecorded(reply: FastifyReply, send: () => FastifyReply): FastifyReply | undefined {
+    if (!app.clicks.spoolWaiting()) return send()
+    app.clicks.afterSpool(() => {
+      try {
+        send()
+      } catch (err) {
+        reply.send(err as Error)
+      }
+    })
+    return undefined
   }
 
   /**
@@ -152,7 +176,7 @@ const redirect: FastifyPluginAsync = async (app) => {
    * DECISIONS §5 steps 3 to 8 for a found link. Synchronous unless a password is posted or the link
    * is capped by clicks: a cached redirect is answered without a promise or a microtask.
    */
-  function serve(req: FastifyRequest, reply: FastifyReply, link: ServeLink, o: VisitOptions): FastifyReply | Promise<FastifyReply> {
+  function serve(req: FastifyRequest, reply: FastifyReply, link: ServeLink, o: VisitOptions): Answered {
     const visitor = visitorFromRequest(req)
     const posted = req.method === 'POST'
     if (posted) {
@@ -174,10 +198,10 @@ const redirect: FastifyPluginAsync = async (app) => {
     const formHidden = { ...o.hidden, ...(keepRef ? { ref: keepRef } : {}) }
     if (!(await checkPassword(req, reply, 'link', link.id, link.passwordHash!, formHidden, destinationSchemes(link)))) return reply
     ctx.unlocked = true
-    return answer(req, reply, link, o, visitor, ctx)
+    return (await answer(req, reply, link, o, visitor, ctx)) ?? reply
   }
 
-  function answer(req: FastifyRequest, reply: FastifyReply, link: ServeLink, o: VisitOptions, visitor: Visitor, ctx: VisitContext): FastifyReply | Promise<FastifyReply> {
+  function answer(req: FastifyRequest, reply: FastifyReply, link: ServeLink, o: VisitOptions, visitor: Visitor, ctx: VisitContext): Answered {
     // clicks and time read after the password check: argon2 takes a while and clicks go on
     ctx.clicks = liveClicks(link)
     const outcome = resolve(link, ctx, Date.now())
@@ -185,13 +209,13 @@ const redirect: FastifyPluginAsync = async (app) => {
     const counted = (outcome.kind === 'go' || outcome.kind === 'crawler') && req.method !== 'HEAD' && !visitor.isBot
     if (counted && link.expirationClicks) {
       return claimCappedVisit(app.db, link, app.log).then((claimed) =>
-        claimed ? respond(req, reply, link, o, visitor, outcome) : link.expirationUrl ? redirectTo(reply, 302, safeUrl(link.expirationUrl)) : expiredPage(reply),
+        claimed ? (respond(req, reply, link, o, visitor, outcome) ?? reply) : link.expirationUrl ? redirectTo(reply, 302, safeUrl(link.expirationUrl)) : expiredPage(reply),
       )
     }
     return respond(req, reply, link, o, visitor, outcome)
   }
 
-  function respond(req: FastifyRequest, reply: FastifyReply, link: ServeLink, o: VisitOptions, visitor: Visitor, outcome: Outcome): FastifyReply {
+  function respond(req: FastifyRequest, reply: FastifyReply, link: ServeLink, o: VisitOptions, visitor: Visitor, outcome: Outcome): FastifyReply | undefined {
     switch (outcome.kind) {
       case 'disabled':
         return notFoundPage(reply)
@@ -205,29 +229,29 @@ const redirect: FastifyPluginAsync = async (app) => {
       }
       case 'crawler':
         record(req, link, visitor, o.source)
-        return crawlerPage(reply, link, shortUrlOf(o.domain, link.alias), withParameters(link.url, '', link.parameters))
+        return afterRecorded(reply, () => crawlerPage(reply, link, shortUrlOf(o.domain, link.alias), withParameters(link.url, '', link.parameters)))
       case 'go':
         record(req, link, visitor, o.source, outcome.rotation)
-        return sendDestination(reply, link, outcome.url, o.direct, o.domain, shortUrlOfLink)
+        return afterRecorded(reply, () => sendDestination(reply, link, outcome.url, o.direct, o.domain, shortUrlOfLink))
     }
   }
 
   /** `/<alias>`: DECISIONS §5 steps 1 and 2, then serve; from the cache without a promise. */
-  function visit(req: FastifyRequest<{ Params: { alias: string } }>, reply: FastifyReply): FastifyReply | Promise<FastifyReply> {
+  function visit(req: FastifyRequest<{ Params: { alias: string } }>, reply: FastifyReply): Answered {
     const alias = req.params.alias
     // `/API`, `/api%2Furls`: an API client that spelled a path differently gets the JSON 404, not a page
     if (isApiPath(`/${alias}`)) return notFoundHandler(req, reply)
     if (alias.endsWith('+')) return statistics(req, reply, alias.slice(0, -1))
     const domain = cache.domainFor(req.host)
-    return domain instanceof Promise ? domain.then((d) => visitOn(req, reply, alias, d)) : visitOn(req, reply, alias, domain)
+    return domain instanceof Promise ? domain.then(async (d) => (await visitOn(req, reply, alias, d)) ?? reply) : visitOn(req, reply, alias, domain)
   }
 
-  function visitOn(req: FastifyRequest, reply: FastifyReply, alias: string, domain: ServeDomain | null): FastifyReply | Promise<FastifyReply> {
+  function visitOn(req: FastifyRequest, reply: FastifyReply, alias: string, domain: ServeDomain | null): Answered {
     const link = ALIAS.test(alias) ? cache.byAlias(domain?.id ?? null, alias) : null
-    return link instanceof Promise ? link.then((l) => found(req, reply, l, domain)) : found(req, reply, link, domain)
+    return link instanceof Promise ? link.then(async (l) => (await found(req, reply, l, domain)) ?? reply) : found(req, reply, link, domain)
   }
 
-  function found(req: FastifyRequest, reply: FastifyReply, link: ServeLink | null, domain: ServeDomain | null): FastifyReply | Promise<FastifyReply> {
+  function found(req: FastifyRequest, reply: FastifyReply, link: ServeLink | null, domain: ServeDomain | null): Answered {
     if (!link) return domain?.redirect404 ? redirectTo(reply, 302, safeUrl(domain.redirect404)) : notFoundPage(reply)
     return serve(req, reply, link, { source: 'link', domain, direct: policyOf(link) })
   }
@@ -286,7 +310,7 @@ const redirect: FastifyPluginAsync = async (app) => {
       // a quarantined link is passed over: the campaign's visitor gets one of its other links
       if (!link || link.campaignId !== campaignId || link.quarantined || !isActive(link, liveClicks(link), now.getTime())) continue
       const domain = link.domainId ? await cache.domainById(link.domainId) : null
-      return serve(req, reply, link, { source: 'rotator', domain, direct: ROTATOR_POLICY, hidden: { link: String(link.id) } })
+      return (await serve(req, reply, link, { source: 'rotator', domain, direct: ROTATOR_POLICY, hidden: { link: String(link.id) } })) ?? reply
     }
     return notFoundPage(reply)
   }

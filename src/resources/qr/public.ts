@@ -141,17 +141,25 @@ const qrPublic: FastifyPluginAsync = async (app) => {
     if (!qr || !qr.target) return notFoundPage(reply) // text and wifi codes encode their content: nothing to scan to
     // HEAD is served but not counted; bots are recorded as bot hits, apart from scans
     if (req.method !== 'HEAD') app.clicks.record({ qrId: qr.id, userId: qr.userId, source: 'qr', visitor: visitorFromRequest(req) })
-    reply.header('cache-control', 'private, max-age=0')
-    if (qr.type === 'vcard') {
-      // a phone opening a vCard shows "add contact" (iOS) or hands it to Contacts (Android)
-      const file = qr.name.replace(/[^A-Za-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60) || 'contact'
-      return reply
-        .type('text/vcard; charset=utf-8')
-        .header('content-disposition', `inline; filename="${file}.vcf"`)
-        .header('x-content-type-options', 'nosniff')
-        .send(qr.target)
-    }
-    return reply.code(302).header('location', qr.target).send()
+    // the answer leaves once the scan is in the spool (DECISIONS §10.7); reply.then waits for it
+    if (!app.clicks.spoolWaiting()) return answerScan(reply, qr)
+    app.clicks.afterSpool(() => answerScan(reply, qr))
+    return reply
   })
+}
+
+/** A scan's answer: a 302 to its target, or a vCard's contact card. */
+function answerScan(reply: FastifyReply, qr: { name: string; type: string; target: string }) {
+  reply.header('cache-control', 'private, max-age=0')
+  if (qr.type === 'vcard') {
+    // a phone opening a vCard shows "add contact" (iOS) or hands it to Contacts (Android)
+    const file = qr.name.replace(/[^A-Za-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60) || 'contact'
+    return reply
+      .type('text/vcard; charset=utf-8')
+      .header('content-disposition', `inline; filename="${file}.vcf"`)
+      .header('x-content-type-options', 'nosniff')
+      .send(qr.target)
+  }
+  return reply.code(302).header('location', qr.target).send()
 }
 export default qrPublic
