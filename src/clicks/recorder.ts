@@ -72,13 +72,11 @@ export class ClickRecorder {
   private lastOverflowLog = 0
   private overflowSinceLog = 0
   private readonly counters: RecorderStats = { recorded: 0, written: 0, discarded: 0, dropped: 0, failures: 0, buffered: 0 }
-  private readonly spooling: SpoolCounters = { spooled: 0, unspooled: 0, backlog: 0 }
+  /** hits only on disk: the memory buffer was full, read back as it drains */
+  private backlog = 0
   /** set while hits live only in the spool: the last sequence in memory; later ones are on disk */
   private diskAfter: number | null = null
   private lastSpoolErrorLog = 0
-  private spoolWriteQueued = false
-  /** answers of visits whose spool lines are queued: sent after the turn's write */
-  private answers: (() => void)[] = []
   /** hits accepted per source: the visits answered (metrics read them, so a visit costs no extra work) */
   readonly bySource: Record<Hit['source'], number> = { link: 0, rotator: 0, qr: 0 }
   /** told how long each committed batch took, in seconds (metrics) */
@@ -90,6 +88,10 @@ export class ClickRecorder {
     this.db = opts.db
     const batchSize = opts.batchSize ?? 500
     this.opts = { flushIntervalMs: 250, maxBuffer: 100_000, ...opts, batchSize, catchUpBatchSize: Math.max(batchSize, opts.catchUpBatchSize ?? batchSize) }
+    if (opts.spool) {
+      opts.spool.onRefused = (err) => this.spoolFailed(err)
+      opts.spool.onAnswerError = (err) => this.opts.log.error({ err }, 'answering a visit after the spool write failed')
+    }
   }
 
   record(hit: Hit): void {
@@ -109,19 +111,13 @@ export class ClickRecorder {
     const spool = this.opts.spool
     if (spool && !this.closed) {
       buffered.seq = spool.append(buffered)
-      this.spooling.spooled++
-      if (!this.spoolWriteQueued) {
-        // the turn's lines go out in one write, before any of the turn's answers (afterSpool)
-        this.spoolWriteQueued = true
-        setImmediate(this.spoolTurn)
-      }
-      // memory full (or already behind): the hit waits on disk only, so it is written now, and read
-      // back in order as the buffer drains
-      if ((full || this.diskAfter !== null) && this.writeSpool()) {
+      // memory full (or already behind): the hit waits on disk only, so it is written now (with the
+      // turn's lines before it), and read back in order as the buffer drains
+      if ((full || this.diskAfter !== null) && spool.write()) {
         if (this.diskAfter === null) this.diskAfter = buffered.seq - 1
         this.counters.recorded++
         this.bySource[hit.source]++
-        this.spooling.backlog++
+        this.backlog++
         this.schedule(this.opts.flushIntervalMs)
         return
       }
@@ -153,13 +149,11 @@ export class ClickRecorder {
   }
 
   /**
-   * Calls `answer` after this turn's spool write (DECISIONS §10.7: an answered visit survives
-   * `kill -9`). One write for all the visits of an event-loop turn costs one system call instead of
-   * one each; the answers wait only until the turn's I/O callbacks are done. Call it when
-   * `spoolWaiting()`; a failed write still answers (the hits are in memory, and counted unspooled).
+   * Calls `answer` after the turn's spool write (`ClickSpool.afterWrite`): one system call for all
+   * the visits of an event-loop turn instead of one each. Only when `spoolWaiting()`.
    */
   afterSpool(answer: () => void): void {
-    this.answers.push(answer)
+    this.opts.spool!.afterWrite(answer)
   }
 
   /**
@@ -181,7 +175,7 @@ export class ClickRecorder {
     for (const h of hits) {
       if (this.buffer.length >= this.opts.maxBuffer) {
         this.diskAfter = this.buffer[this.buffer.length - 1].seq!
-        this.spooling.backlog = hits.length - this.buffer.length
+        this.backlog = hits.length - this.buffer.length
         break
       }
       this.buffer.push(h)
@@ -199,7 +193,9 @@ export class ClickRecorder {
   }
 
   spoolStats(): SpoolCounters & { on: boolean } {
-    return { ...this.spooling, on: this.opts.spool !== undefined }
+    const spool = this.opts.spool
+    const s = spool?.stats()
+    return { spooled: s ? s.appended + spool!.waiting : 0, unspooled: s?.failed ?? 0, backlog: this.backlog, on: spool !== undefined }
   }
 
   /**
@@ -222,7 +218,7 @@ export class ClickRecorder {
     this.timer = null
     const deadline = Date.now() + deadlineMs
     let wait = 100
-    while (this.buffer.length > 0 || this.spooling.backlog > 0) {
+    while (this.buffer.length > 0 || this.backlog > 0) {
       try {
         await this.flush()
       } catch {
@@ -234,8 +230,7 @@ export class ClickRecorder {
     this.reportDrops('clicks dropped while the click buffer was full (since the last report)')
     this.closed = true
     if (this.opts.spool) {
-      this.spoolTurn()
-      const left = this.buffer.length + this.spooling.backlog
+      const left = this.buffer.length + this.backlog
       if (left > 0) this.opts.log.warn({ kept: left }, 'database unavailable at shutdown: clicks kept in the spool for the next start')
       this.buffer = []
       this.live.clear()
@@ -308,17 +303,17 @@ export class ClickRecorder {
   /** Reads back hits that overflowed to disk, in order, once the buffer has room. */
   private refill() {
     if (this.diskAfter === null || this.buffer.length > this.opts.maxBuffer / 2) return
-    this.writeSpool()
+    this.opts.spool!.write()
     const room = this.opts.maxBuffer - this.buffer.length
     const hits = this.opts.spool!.read(this.diskAfter, room)
     for (const h of hits) {
       this.buffer.push(h)
       if (h.human) this.live.buffered(h.linkId!)
     }
-    this.spooling.backlog = Math.max(0, this.spooling.backlog - hits.length)
+    this.backlog = Math.max(0, this.backlog - hits.length)
     // everything after diskAfter is now in memory: new hits go to the buffer again
     this.diskAfter = hits.length < room ? null : hits[hits.length - 1].seq!
-    if (this.diskAfter === null) this.spooling.backlog = 0
+    if (this.diskAfter === null) this.backlog = 0
   }
 
   /**
@@ -333,43 +328,11 @@ export class ClickRecorder {
     this.lastOverflowLog = Date.now()
   }
 
-  /** The turn's spool write (setImmediate from record), then the answers that waited for it. */
-  private readonly spoolTurn = () => {
-    this.spoolWriteQueued = false
-    this.writeSpool()
-    const answers = this.answers
-    if (answers.length === 0) return
-    this.answers = []
-    for (const answer of answers) {
-      try {
-        answer()
-      } catch (err) {
-        this.opts.log.error({ err }, 'sending an answer after the spool write failed')
-      }
-    }
-  }
-
-  /** Writes the queued spool lines; false when the disk refused them (their hits stay in memory, counted unspooled). */
-  private writeSpool(): boolean {
-    const spool = this.opts.spool
-    if (!spool || spool.waiting === 0) return true
-    const lines = spool.waiting
-    try {
-      spool.write()
-      return true
-    } catch (err) {
-      this.spooling.spooled -= lines
-      this.spooling.unspooled += lines
-      this.spoolFailed(err)
-      return false
-    }
-  }
-
   private spoolFailed(err: unknown) {
     const now = Date.now()
     if (now - this.lastSpoolErrorLog < 10_000) return
     this.lastSpoolErrorLog = now
-    this.opts.log.error({ err: (err as Error)?.message, unspooled: this.spooling.unspooled }, 'click spool write failed (disk full?): clicks kept in memory only')
+    this.opts.log.error({ err: (err as Error)?.message, unspooled: this.opts.spool?.stats().failed }, 'click spool write failed (disk full?): clicks kept in memory only')
   }
 
   private take(batch: BufferedHit[]) {

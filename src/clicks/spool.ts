@@ -119,6 +119,8 @@ export interface SpoolStats {
   appended: number
   /** records whose write the disk refused (full, read-only…) */
   failed: number
+  /** write calls (system calls) that carried them: one per event-loop turn with visits */
+  writes: number
   /** segment files on disk */
   segments: number
 }
@@ -137,7 +139,14 @@ export class ClickSpool {
   private queuedLast = 0
   /** sequences below it were in the spool at start: only their batches need the mark checked */
   readonly replayBelow: number
-  private readonly counters = { appended: 0, failed: 0 }
+  private readonly counters = { appended: 0, failed: 0, writes: 0 }
+  private writeQueued = false
+  /** answers of visits whose lines are queued: sent after the turn's write */
+  private answers: (() => void)[] = []
+  /** told when the disk refuses a write (the recorder logs it); the lines are counted in stats().failed */
+  onRefused?: (err: unknown) => void
+  /** told when an answer run after the turn's write throws */
+  onAnswerError?: (err: unknown) => void
 
   /** Claims a spool in `DATA_DIR/spool`; `replay()` then hands back what a crash left there. */
   constructor(dataDir: string) {
@@ -186,14 +195,18 @@ export class ClickSpool {
   }
 
   /**
-   * Queues a hit's line and gives it its sequence. Nothing is on disk until `write()`: an answer
-   * waits for that.
+   * Queues a hit's line and gives it its sequence. Nothing is on disk until `write()`, which the
+   * first line of an event-loop turn schedules (setImmediate): the turn's lines go out in one write.
    */
   append(hit: BufferedHit): number {
     const seq = this.nextSeq++
     this.queued += toLine(hit, seq)
     if (this.queuedRecords++ === 0) this.queuedFirst = seq
     this.queuedLast = seq
+    if (!this.writeQueued) {
+      this.writeQueued = true
+      setImmediate(this.turn)
+    }
     return seq
   }
 
@@ -203,12 +216,20 @@ export class ClickSpool {
   }
 
   /**
-   * Writes every queued line in one system call, synchronously: on return they are in the page
-   * cache. Throws when the disk refuses (full, read-only...); the lines are then given up (their
-   * hits are still in the caller's memory) and the caller counts them.
+   * Calls `answer` after this turn's write (DECISIONS §10.7: an answered visit survives `kill -9`).
+   * The answers wait only until the turn's I/O callbacks are done; a refused write still answers.
    */
-  write(): void {
-    if (this.queuedRecords === 0) return
+  afterWrite(answer: () => void): void {
+    this.answers.push(answer)
+  }
+
+  /**
+   * Writes every queued line in one system call, synchronously: on return they are in the page
+   * cache. False when the disk refuses (full, read-only...): the lines are given up (their hits are
+   * still in the recorder's memory), counted in stats().failed and told to onRefused.
+   */
+  write(): boolean {
+    if (this.queuedRecords === 0) return true
     const { queued, queuedRecords: records, queuedFirst: first, queuedLast: last } = this
     this.queued = ''
     this.queuedRecords = 0
@@ -217,15 +238,34 @@ export class ClickSpool {
         const file = join(this.dir, `${this.name}-${first}.spool`)
         this.current = { file, first, last: first - 1, records: 0, fd: openSync(file, 'a') }
       }
+      this.counters.writes++
       writeSync(this.current.fd, queued)
     } catch (err) {
       this.counters.failed += records
-      throw err
+      this.onRefused?.(err)
+      return false
     }
     this.counters.appended += records
     this.current.last = last
     this.current.records += records
     if (this.current.records >= SEGMENT_RECORDS) this.seal()
+    return true
+  }
+
+  /** The turn's write, then the answers that waited for it. */
+  private readonly turn = () => {
+    this.writeQueued = false
+    this.write()
+    const answers = this.answers
+    if (answers.length === 0) return
+    this.answers = []
+    for (const answer of answers) {
+      try {
+        answer()
+      } catch (err) {
+        this.onAnswerError?.(err)
+      }
+    }
   }
 
   /** Records after `afterSeq` on disk (not those still queued), oldest first, at most `limit`: what overflowed the memory buffer. */
@@ -259,11 +299,7 @@ export class ClickSpool {
 
   /** Keeps whatever is not committed on disk for the next start. */
   close(): void {
-    try {
-      this.write()
-    } catch {
-      /* the disk refused them: counted in stats().failed */
-    }
+    this.turn()
     if (this.current) {
       const c = this.current
       this.current = null

@@ -9,6 +9,7 @@ import { BusyError, verifyGuess } from '../lib/passwords.js'
 import { Throttle } from '../lib/throttle.js'
 import { MINUTE } from '../lib/time.js'
 import { safeUrl, withParameters } from '../visit/url.js'
+import { answerWhenSpooled } from '../visit/answer.js'
 import { MAX_REFERRER, visitorFromRequest, type Visitor } from '../visit/visitor.js'
 import { findRotator, findStatsLink, liveClicks, type ServeDomain, type ServeLink } from './loader.js'
 import { isActive, resolve, type Outcome, type VisitContext } from './resolve.js'
@@ -68,7 +69,7 @@ function schemesIn(link: ServeLink): string[] {
 
 /**
  * What a visit's functions return: the reply (sent), a promise of it, or undefined when the answer
- * waits for the turn's spool write (afterRecorded); only a synchronous handler may return that.
+ * waits for the turn's spool write (visit/answer.ts); only a synchronous handler may return that.
  */
 type Answered = FastifyReply | undefined | Promise<FastifyReply>
 
@@ -110,24 +111,6 @@ const redirect: FastifyPluginAsync = async (app) => {
       cache.countClick(link.id)
       if (rotation !== undefined) link.lastRotation = rotation
     }
-  }
-
-  /**
-   * A recorded visit's answer leaves once its click is in the spool (DECISIONS §10.7): at once when
-   * nothing waits (HEAD, no spool), else after the event-loop turn's one spool write, and then this
-   * returns undefined. A handler returning nothing has Fastify wait for the send; where the answer
-   * goes through a promise, `?? reply` has Fastify wait for it the same way (reply.then).
-   */
-  function afterRecorded(reply: FastifyReply, send: () => FastifyReply): FastifyReply | undefined {
-    if (!app.clicks.spoolWaiting()) return send()
-    app.clicks.afterSpool(() => {
-      try {
-        send()
-      } catch (err) {
-        reply.send(err as Error)
-      }
-    })
-    return undefined
   }
 
   /**
@@ -229,10 +212,10 @@ const redirect: FastifyPluginAsync = async (app) => {
       }
       case 'crawler':
         record(req, link, visitor, o.source)
-        return afterRecorded(reply, () => crawlerPage(reply, link, shortUrlOf(o.domain, link.alias), withParameters(link.url, '', link.parameters)))
+        return answerWhenSpooled(app.clicks, reply, () => crawlerPage(reply, link, shortUrlOf(o.domain, link.alias), withParameters(link.url, '', link.parameters)))
       case 'go':
         record(req, link, visitor, o.source, outcome.rotation)
-        return afterRecorded(reply, () => sendDestination(reply, link, outcome.url, o.direct, o.domain, shortUrlOfLink))
+        return answerWhenSpooled(app.clicks, reply, () => sendDestination(reply, link, outcome.url, o.direct, o.domain, shortUrlOfLink))
     }
   }
 

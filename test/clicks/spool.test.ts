@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -19,6 +20,20 @@ import { clickRows, counters, expectRedirect, visit } from '../helpers/visits.js
 /* The click spool in one process: replay exactly once, and clicks kept on disk while the database is away. */
 
 const spoolFiles = (dir: string) => readdirSync(join(dir, 'spool')).filter((f) => f.endsWith('.spool'))
+/** lines on disk in a DATA_DIR's spool segments */
+const spoolLines = (dir: string) => spoolFiles(dir).reduce((n, f) => n + readFileSync(join(dir, 'spool', f), 'utf8').split('\n').filter(Boolean).length, 0)
+
+/** A 64 KiB tmpfs to fill up, where this machine lets the tests mount one (root in a container); else null. */
+function smallDisk(): string | null {
+  const dir = mkdtempSync(join(tmpdir(), 'kurz-spool-full-'))
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', dir], { stdio: 'ignore' })
+    return dir
+  } catch {
+    rmSync(dir, { recursive: true, force: true })
+    return null
+  }
+}
 
 describe('click spool', () => {
   let handle: DbHandle
@@ -26,6 +41,8 @@ describe('click spool', () => {
   let down = false
   const dirs: string[] = []
   let userId: number
+  /** a 64 KiB disk for the refused write, null where none can be mounted */
+  const disk = smallDisk()
 
   const tempDir = () => {
     const d = mkdtempSync(join(tmpdir(), 'kurz-spool-'))
@@ -59,7 +76,8 @@ describe('click spool', () => {
   })
   afterAll(async () => {
     await drop()
-    for (const d of dirs) rmSync(d, { recursive: true, force: true })
+    if (disk) execFileSync('umount', [disk], { stdio: 'ignore' })
+    for (const d of [...dirs, ...(disk ? [disk] : [])]) rmSync(d, { recursive: true, force: true })
   })
 
   it('replays a segment whose batch committed just before a crash without writing it twice', async () => {
@@ -85,6 +103,75 @@ describe('click spool', () => {
     for (let i = 0; i < 5; i++) expectRedirect(await visit(t, '/spool1', { remoteAddress: `198.51.100.${i}` }), 302, 'https://example.com/spool')
     expect(await clickRows(t, link.id)).toBe(35)
     await t.app.close()
+  })
+
+  const log = pino({ level: 'silent' })
+  const hitOf = (linkId: number, i: number): Hit => ({
+    linkId,
+    userId,
+    source: 'link',
+    visitor: { ip: `192.0.2.${i}`, userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Firefox/125.0', referrer: '', acceptLanguage: '', language: null, device: null, isBot: false, isCrawler: false },
+  })
+  const linkFor = async (alias: string) => {
+    const [row] = await handle.db.insert(links).values({ userId, alias, url: `https://example.com/${alias}` }).returning()
+    return row
+  }
+
+  it('writes the lines of an event-loop turn in one write, and runs the answers that wait for them after it, in order', async () => {
+    const dir = tempDir()
+    const link = await linkFor('turn1')
+    const spool = new ClickSpool(dir)
+    const recorder = new ClickRecorder({ db: handle.db, visitorKey: Buffer.alloc(32, 7), log, ping: handle.ping, spool })
+    expect(recorder.spoolWaiting()).toBe(false)
+    for (let i = 0; i < 3; i++) recorder.record(hitOf(link.id, i))
+    // queued, not yet on disk: an answer sent now would not survive kill -9
+    expect(recorder.spoolWaiting()).toBe(true)
+    expect(spoolLines(dir)).toBe(0)
+    const seen: string[] = []
+    await new Promise<void>((done) => {
+      recorder.afterSpool(() => seen.push(`first saw ${spoolLines(dir)} lines`))
+      recorder.afterSpool(() => {
+        seen.push(`second saw ${spoolLines(dir)} lines`)
+        done()
+      })
+    })
+    expect(seen).toEqual(['first saw 3 lines', 'second saw 3 lines'])
+    expect(spool.stats()).toMatchObject({ appended: 3, failed: 0, writes: 1 })
+    expect(recorder.spoolWaiting()).toBe(false)
+    // the next turn's visits take the next write
+    recorder.record(hitOf(link.id, 3))
+    await new Promise<void>((done) => recorder.afterSpool(done))
+    expect(spool.stats()).toMatchObject({ appended: 4, writes: 2 })
+    expect(recorder.spoolStats()).toMatchObject({ spooled: 4, unspooled: 0 })
+    await recorder.close()
+    expect(recorder.stats()).toMatchObject({ written: 4, dropped: 0 })
+    expect(spoolFiles(dir)).toEqual([])
+  })
+
+  it.skipIf(!disk)('answers the visits of a turn whose spool write the disk refused, and keeps their clicks in memory', async () => {
+    const link = await linkFor('full1')
+    const spool = new ClickSpool(disk!)
+    // the rest of the disk taken: the turn's write gets ENOSPC
+    try {
+      writeFileSync(join(disk!, 'filler'), Buffer.alloc(64 * 1024))
+    } catch {
+      /* filled up to the byte it refused */
+    }
+    const recorder = new ClickRecorder({ db: handle.db, visitorKey: Buffer.alloc(32, 7), log, ping: handle.ping, spool })
+    for (let i = 0; i < 5; i++) recorder.record(hitOf(link.id, i))
+    let answered = 0
+    await new Promise<void>((done) => {
+      recorder.afterSpool(() => answered++)
+      recorder.afterSpool(() => {
+        answered++
+        done()
+      })
+    })
+    expect(answered).toBe(2)
+    expect(spool.stats()).toMatchObject({ appended: 0, failed: 5 })
+    expect(recorder.spoolStats()).toMatchObject({ spooled: 0, unspooled: 5 })
+    await recorder.close()
+    expect(recorder.stats()).toMatchObject({ recorded: 5, written: 5, dropped: 0 })
   })
 
   it('keeps clicks on disk beyond the memory buffer while the database is away, and writes each once when it is back', async () => {

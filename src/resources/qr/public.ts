@@ -6,6 +6,7 @@ import { optional } from '../../http/fields.js'
 import { messagePage, notFoundPage } from '../../lib/html.js'
 import { Throttle } from '../../lib/throttle.js'
 import { MINUTE } from '../../lib/time.js'
+import { answerWhenSpooled } from '../../visit/answer.js'
 import { visitorFromRequest } from '../../visit/visitor.js'
 import { DEFAULT_SIZE, etagOf, isRendered, MAX_SIZE, MIN_SIZE, parseColour, renderKey, renderQr, type ImageFormat, type RenderOptions, type Rgb } from './render.js'
 import * as repo from './repo.js'
@@ -141,10 +142,7 @@ const qrPublic: FastifyPluginAsync = async (app) => {
     if (!qr || !qr.target) return notFoundPage(reply) // text and wifi codes encode their content: nothing to scan to
     // HEAD is served but not counted; bots are recorded as bot hits, apart from scans
     if (req.method !== 'HEAD') app.clicks.record({ qrId: qr.id, userId: qr.userId, source: 'qr', visitor: visitorFromRequest(req) })
-    // the answer leaves once the scan is in the spool (DECISIONS §10.7); reply.then waits for it
-    if (!app.clicks.spoolWaiting()) return answerScan(reply, qr)
-    app.clicks.afterSpool(() => answerScan(reply, qr))
-    return reply
+    return answerWhenSpooled(app.clicks, reply, () => answerScan(reply, qr)) ?? reply
   })
 }
 
