@@ -185,11 +185,11 @@ export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promis
       ping: () => handle.ping(),
       onBatch: clickEvents(config.publicUrl, app.webhookSubscriptions),
       spool,
-      // Postgres: a batch's fixed cost spread over more clicks (5.8 -> 4.8 µs of Postgres CPU per
-      // click, bench/click-batch.ts); PGlite: a miss waits behind a batch in its one worker, so 500,
-      // and 2,000 only while 2,000 wait anyway (clicks over 1,000 links: 184 -> 115 µs a click)
-      batchSize: handle.kind === 'pglite' ? 500 : 2000,
-      catchUpBatchSize: 2000,
+      // a batch's fixed cost spread over many clicks (PGlite's worker: about 1.8 ms a batch and 9 µs
+      // a click of one link, bench/click-batch.ts); on PGlite a miss waits behind the batch, so
+      // while not behind a batch names at most 500 links (their first clicks of a day cost ~200 µs)
+      batchSize: 2000,
+      batchSubjects: handle.kind === 'pglite' ? 500 : undefined,
     }),
   )
   await app.clicks.replay()

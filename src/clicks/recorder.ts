@@ -17,10 +17,12 @@ export interface RecorderOptions {
   flushIntervalMs?: number
   batchSize?: number
   /**
-   * the batch size while behind (this many hits or more wait, or some wait on disk): a link's rows
-   * of a batch are shared by more of its clicks. Defaults to batchSize
+   * while not behind (fewer than batchSize hits wait, none on disk), a batch also stops before
+   * its hits name more than this many links and QR codes: a subject's first click of a day writes
+   * about twenty rows, and on PGlite a cache miss waits behind the batch in its one worker. While
+   * behind, a batch takes batchSize hits whatever they name. Default: no limit
    */
-  catchUpBatchSize?: number
+  batchSubjects?: number
   /** most hits kept in memory while the database is away; beyond it hits are counted as dropped */
   maxBuffer?: number
   /** called in each batch's transaction (webhook click events) */
@@ -56,8 +58,8 @@ const POISON_ATTEMPTS = 5
 
 /**
  * THE click pipeline (STYLE §3.6). `record()` is a synchronous push that never awaits the database;
- * batches are written every 250 ms or once a batch is full (`batchSize`: 500, 2,000 on Postgres, see
- * app.ts; `catchUpBatchSize` while behind), each in ONE transaction (batch.ts). While the database is away the batch stays at the head of the buffer and is retried
+ * batches are written every 250 ms or once a batch is full (`batchSize`, 2,000 in the server, see
+ * app.ts; `batchSubjects` caps a batch's links while not behind), each in ONE transaction (batch.ts). While the database is away the batch stays at the head of the buffer and is retried
  * with backoff; the buffer is bounded and what it cannot hold is counted and logged.
  */
 export class ClickRecorder {
@@ -87,7 +89,7 @@ export class ClickRecorder {
   constructor(opts: RecorderOptions) {
     this.db = opts.db
     const batchSize = opts.batchSize ?? 500
-    this.opts = { flushIntervalMs: 250, maxBuffer: 100_000, ...opts, batchSize, catchUpBatchSize: Math.max(batchSize, opts.catchUpBatchSize ?? batchSize) }
+    this.opts = { flushIntervalMs: 250, maxBuffer: 100_000, ...opts, batchSize, batchSubjects: opts.batchSubjects ?? Infinity }
     if (opts.spool) {
       opts.spool.onRefused = (err) => this.spoolFailed(err)
       opts.spool.onAnswerError = (err) => this.opts.log.error({ err }, 'answering a visit after the spool write failed')
@@ -266,9 +268,8 @@ export class ClickRecorder {
 
   /** Writes the head of the buffer; returns how many hits it took off. */
   private async writeBatch(): Promise<number> {
-    const { batchSize, catchUpBatchSize } = this.opts
-    const behind = this.buffer.length >= catchUpBatchSize || this.diskAfter !== null
-    const batch = this.buffer.slice(0, behind ? catchUpBatchSize : batchSize)
+    const behind = this.buffer.length >= this.opts.batchSize || this.diskAfter !== null
+    const batch = this.buffer.slice(0, behind ? this.opts.batchSize : this.headLength())
     if (batch.length === 0) return 0
     this.live.batchStarted()
     const spool = this.opts.spool
@@ -298,6 +299,22 @@ export class ClickRecorder {
     } finally {
       this.live.batchEnded()
     }
+  }
+
+  /** How many hits from the head make a batch that names at most batchSubjects links and QR codes. */
+  private headLength(): number {
+    const n = Math.min(this.buffer.length, this.opts.batchSize)
+    const most = this.opts.batchSubjects
+    if (n <= most) return n
+    const subjects = new Set<number>()
+    for (let i = 0; i < n; i++) {
+      const h = this.buffer[i]
+      const subject = h.linkId ?? -h.qrId!
+      if (subjects.has(subject)) continue
+      if (subjects.size === most) return i
+      subjects.add(subject)
+    }
+    return n
   }
 
   /** Reads back hits that overflowed to disk, in order, once the buffer has room. */

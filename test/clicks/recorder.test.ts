@@ -66,24 +66,34 @@ describe('click recorder', () => {
     expect(await rows(t, id)).toBe(1234)
   })
 
-  it('takes catch-up batches while behind, and its usual size once caught up', async () => {
-    const id = await addLink(pro, { url: 'https://example.com/catch-up', custom: 'catchup1' })
+  it('takes full batches while behind, and caps a batch’s links once caught up', async () => {
+    const ids = [
+      await addLink(pro, { url: 'https://example.com/subjects-a', custom: 'subjects1' }),
+      await addLink(pro, { url: 'https://example.com/subjects-b', custom: 'subjects2' }),
+      await addLink(pro, { url: 'https://example.com/subjects-c', custom: 'subjects3' }),
+    ]
     const sizes: number[] = []
     const recorder = new ClickRecorder({
       db: t.app.db,
       visitorKey: t.app.keys.visitor,
       log: t.app.log,
-      batchSize: 5,
-      catchUpBatchSize: 20,
+      batchSize: 20,
+      batchSubjects: 2,
       // the hook joins every batch, and sees each batch's size
       onBatch: { active: () => true, write: async (_tx, hits) => void sizes.push(hits.length) },
     })
-    for (let i = 0; i < 70; i++) recorder.record({ linkId: id, userId: pro.user.id, source: 'link', visitor: human(`10.9.0.${i}`) })
+    // 50 hits over three links in turn, then 12 on one link
+    for (let i = 0; i < 50; i++) recorder.record({ linkId: ids[i % 3], userId: pro.user.id, source: 'link', visitor: human(`10.9.0.${i}`) })
     await recorder.close()
-    // 70 waiting: 20 while 20 or more wait, then 5
-    expect(sizes).toEqual([20, 20, 20, 5, 5])
-    expect(recorder.stats()).toMatchObject({ recorded: 70, written: 70, buffered: 0 })
-    expect(await rows(t, id)).toBe(70)
+    // 20 a batch while 20 or more wait, then two links a batch
+    expect(sizes).toEqual([20, 20, 2, 2, 2, 2, 2])
+    const one = new ClickRecorder({ db: t.app.db, visitorKey: t.app.keys.visitor, log: t.app.log, batchSize: 20, batchSubjects: 2, onBatch: { active: () => true, write: async (_tx, hits) => void sizes.push(hits.length) } })
+    for (let i = 0; i < 12; i++) one.record({ linkId: ids[0], userId: pro.user.id, source: 'link', visitor: human(`10.9.1.${i}`) })
+    await one.close()
+    // one link: the cap leaves the batch whole
+    expect(sizes.slice(7)).toEqual([12])
+    expect(recorder.stats()).toMatchObject({ recorded: 50, written: 50, buffered: 0 })
+    expect((await Promise.all(ids.map((id) => rows(t, id)))).reduce((a, b) => a + b)).toBe(62)
   })
 
   it('records bots apart: a row with the bot flag, botClicks, no click, no unique', async () => {
