@@ -239,7 +239,12 @@ export class ClickSpool {
         this.current = { file, first, last: first - 1, records: 0, fd: openSync(file, 'a') }
       }
       this.counters.writes++
-      writeSync(this.current.fd, queued)
+      const wrote = writeSync(this.current.fd, queued)
+      if (wrote < Buffer.byteLength(queued)) {
+        // the disk filled up mid-write: the torn last line must not run into the next write's first
+        this.seal()
+        throw new Error(`the disk took ${wrote} of ${Buffer.byteLength(queued)} bytes (full?)`)
+      }
     } catch (err) {
       this.counters.failed += records
       this.onRefused?.(err)

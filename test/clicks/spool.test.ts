@@ -148,30 +148,41 @@ describe('click spool', () => {
     expect(spoolFiles(dir)).toEqual([])
   })
 
-  it.skipIf(!disk)('answers the visits of a turn whose spool write the disk refused, and keeps their clicks in memory', async () => {
+  it.skipIf(!disk)('answers the visits of a turn whose spool write the disk cut short, keeps their clicks in memory, and starts a new segment', async () => {
     const link = await linkFor('full1')
     const spool = new ClickSpool(disk!)
-    // the rest of the disk taken: the turn's write gets ENOSPC
+    const recorder = new ClickRecorder({ db: handle.db, visitorKey: Buffer.alloc(32, 7), log, ping: handle.ping, spool })
+    /** records `n` hits in one turn and waits for their answers */
+    const turn = async (from: number, n: number) => {
+      for (let i = from; i < from + n; i++) recorder.record(hitOf(link.id, i))
+      let answered = 0
+      await new Promise<void>((done) => {
+        for (let i = 0; i < n; i++) recorder.afterSpool(() => ++answered === n && done())
+      })
+      return answered
+    }
+    expect(await turn(0, 1)).toBe(1)
+    // the rest of the disk taken: the segment's one page has room for about 30 more lines, not 60
     try {
       writeFileSync(join(disk!, 'filler'), Buffer.alloc(64 * 1024))
     } catch {
       /* filled up to the byte it refused */
     }
-    const recorder = new ClickRecorder({ db: handle.db, visitorKey: Buffer.alloc(32, 7), log, ping: handle.ping, spool })
-    for (let i = 0; i < 5; i++) recorder.record(hitOf(link.id, i))
-    let answered = 0
-    await new Promise<void>((done) => {
-      recorder.afterSpool(() => answered++)
-      recorder.afterSpool(() => {
-        answered++
-        done()
-      })
-    })
-    expect(answered).toBe(2)
-    expect(spool.stats()).toMatchObject({ appended: 0, failed: 5 })
-    expect(recorder.spoolStats()).toMatchObject({ spooled: 0, unspooled: 5 })
+    expect(await turn(1, 60)).toBe(60)
+    expect(spool.stats()).toMatchObject({ appended: 1, failed: 60 })
+    expect(recorder.spoolStats()).toMatchObject({ spooled: 1, unspooled: 60 })
+    rmSync(join(disk!, 'filler'))
+    expect(await turn(61, 3)).toBe(3)
+    // the torn write stays in its own segment: the next turn's lines are whole, in a new file
+    const texts = spoolFiles(disk!)
+      .sort((a, b) => Number(a.match(/-(\d+)\.spool$/)![1]) - Number(b.match(/-(\d+)\.spool$/)![1]))
+      .map((f) => readFileSync(join(disk!, 'spool', f), 'utf8'))
+    expect(texts).toHaveLength(2)
+    expect(texts[0].length).toBeGreaterThan(4000)
+    const lines = texts[1].split('\n').filter(Boolean)
+    expect(lines.map((l) => (JSON.parse(l) as unknown[])[7])).toEqual(['192.0.2.61', '192.0.2.62', '192.0.2.63'])
     await recorder.close()
-    expect(recorder.stats()).toMatchObject({ recorded: 5, written: 5, dropped: 0 })
+    expect(recorder.stats()).toMatchObject({ recorded: 64, written: 64, dropped: 0 })
   })
 
   it('keeps clicks on disk beyond the memory buffer while the database is away, and writes each once when it is back', async () => {
