@@ -88,8 +88,8 @@ export class ClickRecorder {
 
   constructor(opts: RecorderOptions) {
     this.db = opts.db
-    const batchSize = opts.batchSize ?? 500
-    this.opts = { flushIntervalMs: 250, maxBuffer: 100_000, ...opts, batchSize, batchSubjects: opts.batchSubjects ?? Infinity }
+    // batchSubjects after the spread: the server passes it as undefined on Postgres
+    this.opts = { flushIntervalMs: 250, batchSize: 500, maxBuffer: 100_000, ...opts, batchSubjects: opts.batchSubjects ?? Infinity }
     if (opts.spool) {
       opts.spool.onRefused = (err) => this.spoolFailed(err)
       opts.spool.onAnswerError = (err) => this.opts.log.error({ err }, 'answering a visit after the spool write failed')

@@ -240,10 +240,11 @@ export class ClickSpool {
       }
       this.counters.writes++
       const wrote = writeSync(this.current.fd, queued)
-      if (wrote < Buffer.byteLength(queued)) {
+      const bytes = Buffer.byteLength(queued)
+      if (wrote < bytes) {
         // the disk filled up mid-write: the torn last line must not run into the next write's first
         this.seal()
-        throw new Error(`the disk took ${wrote} of ${Buffer.byteLength(queued)} bytes (full?)`)
+        throw new Error(`the disk took ${wrote} of ${bytes} bytes (full?)`)
       }
     } catch (err) {
       this.counters.failed += records

@@ -166,11 +166,13 @@ function buildQueries(db: Db) {
     .from(links)
     .innerJoin(wanted, sql`wanted.link_id = ${linkId}`)
   const byId = db.select({ ...served, ...extras }).from(links).where(eq(links.id, sql.placeholder('id')))
-  keepPlanned(db, byAliases.toSQL())
-  keepPlanned(db, byId.toSQL())
+  const aliasesSql = byAliases.toSQL()
+  const idSql = byId.toSQL()
+  keepPlanned(db, aliasesSql)
+  keepPlanned(db, idSql)
   const loads = (named: boolean) => ({
-    byAliases: byAliases.prepare(named ? hotName('kurz_links_by_alias', byAliases.toSQL().sql) : ''),
-    byId: byId.prepare(named ? hotName('kurz_link_by_id', byId.toSQL().sql) : ''),
+    byAliases: byAliases.prepare(named ? hotName('kurz_links_by_alias', aliasesSql.sql) : ''),
+    byId: byId.prepare(named ? hotName('kurz_link_by_id', idSql.sql) : ''),
   })
   return {
     // PGlite plans them once its own way (keepPlanned); its driver takes no statement names

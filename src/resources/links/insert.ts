@@ -65,9 +65,10 @@ function statementFor(db: Db | Tx): HotStatement<Insert> {
   let q = prepared.get(db)
   if (!q) {
     const query = build(db)
-    keepPlanned(db, query.toSQL())
+    const text = query.toSQL()
+    keepPlanned(db, text)
     // unnamed as well: the API key lookup's way, which poolers in transaction mode always take
-    q = { named: isPglite(db) ? null : query.prepare(hotName('kurz_link_insert', query.toSQL().sql)), unnamed: query.prepare('') }
+    q = { named: isPglite(db) ? null : query.prepare(hotName('kurz_link_insert', text.sql)), unnamed: query.prepare('') }
     prepared.set(db, q)
   }
   return q
