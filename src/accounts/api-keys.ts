@@ -24,13 +24,12 @@ function keyLookupQuery(db: Db) {
 /** The account an API key belongs to, with its stored plan (see effectivePlan for the one that applies). */
 export async function findByApiKey(db: Db, keys: Keys, apiKey: string, cache?: KeyCache): Promise<KeyLookup | null> {
   const keyHash = hmac(keys.apiKeyLookup, apiKey)
-  const cached = cache?.get(keyHash)
-  if (cached) return cached
-  let query = keyLookups.get(db)
-  if (!query) keyLookups.set(db, (query = keyLookupQuery(db)))
-  const [row] = await query.execute({ keyHash })
-  if (!row) return null
-  const found = { user: row.user, plan: row.plan, keyId: row.keyId, keyHash, revoked: row.revokedAt !== null }
-  cache?.set(found)
-  return found
+  const load = async (): Promise<KeyLookup | null> => {
+    let query = keyLookups.get(db)
+    if (!query) keyLookups.set(db, (query = keyLookupQuery(db)))
+    const [row] = await query.execute({ keyHash })
+    if (!row) return null
+    return { user: row.user, plan: row.plan, keyId: row.keyId, keyHash, revoked: row.revokedAt !== null }
+  }
+  return cache ? cache.resolve(keyHash, load) : load()
 }

@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { eq } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../src/app.js'
+import type { KeyLookup } from '../../src/accounts/api-keys.js'
+import { KeyCache } from '../../src/accounts/key-cache.js'
 import { users } from '../../src/db/schema/index.js'
 import { appWith, testApp, testConfig, type TestApp, type TestUser } from '../helpers/app.js'
 import { redisUp, TEST_REDIS_URL } from '../helpers/redis.js'
@@ -52,6 +54,52 @@ describe('the per-instance API key cache', () => {
     expect((await user.api.get('/api/account')).json().data.email).not.toBe('renamed@example.com')
     expect((await user.api.put('/api/account/update', { email: 'renamed@example.com' })).statusCode).toBe(200)
     expect((await user.api.get('/api/account')).json().data.email).toBe('renamed@example.com')
+  })
+})
+
+describe('lookups in flight', () => {
+  const found = (keyHash: string) => ({ keyHash, keyId: 1, revoked: false, plan: null, user: { id: 1 } }) as unknown as KeyLookup
+  /** a load that answers when told to, counting its calls */
+  function slowLoad(answer: KeyLookup | null) {
+    let release = () => {}
+    const gate = new Promise<void>((r) => (release = r))
+    const load = { calls: 0, release, fn: async () => { load.calls++; await gate; return answer } }
+    return load
+  }
+
+  it('a burst of requests with one key asks the database once, and the answer is kept', async () => {
+    const cache = new KeyCache()
+    const load = slowLoad(found('h1'))
+    const burst = Array.from({ length: 20 }, () => cache.resolve('h1', load.fn))
+    load.release()
+    const answers = await Promise.all(burst)
+    expect(load.calls).toBe(1)
+    expect(new Set(answers).size).toBe(1)
+    expect(cache.get('h1')).toBe(answers[0])
+  })
+
+  it('a lookup in flight when the accounts change is not kept, and later requests ask again', async () => {
+    const cache = new KeyCache()
+    const before = slowLoad(found('h2'))
+    const first = cache.resolve('h2', before.fn)
+    cache.clear() // e.g. the key was rotated meanwhile
+    const after = slowLoad(null)
+    const second = cache.resolve('h2', after.fn)
+    before.release()
+    after.release()
+    expect(await first).not.toBeNull()
+    expect(await second).toBeNull()
+    expect([before.calls, after.calls]).toEqual([1, 1])
+    expect(cache.get('h2')).toBeUndefined()
+  })
+
+  it('a key not found is not kept: the next request asks again', async () => {
+    const cache = new KeyCache()
+    const load = slowLoad(null)
+    load.release()
+    expect(await cache.resolve('h3', load.fn)).toBeNull()
+    expect(await cache.resolve('h3', load.fn)).toBeNull()
+    expect(load.calls).toBe(2)
   })
 })
 
