@@ -35,6 +35,16 @@ export type DbConfig = { kind: 'pg'; url: string } | { kind: 'pglite'; dir?: str
 export const PGLITE_CONF = ['shared_buffers=16MB', 'max_connections=10']
 
 /**
+ * The nice value of PGlite's worker thread. On one core (a small VPS, or the bench's pinned server)
+ * the worker's batches otherwise take turns with the event loop, which stretches the loop's turns;
+ * libuv accepts one new connection a turn, so new connections (a health probe among them) queued
+ * for seconds behind a burst of clients. At 10 the worker gets about a tenth of a core the event
+ * loop wants, and all of one it leaves idle: redirects and probes first, click writes (spooled, so
+ * never lost) and cache misses in what is left. On two or more cores it changes nothing.
+ */
+const PGLITE_WORKER_NICE = 10
+
+/**
  * initdb inside PGlite leaves about 600 MB allocated that the process never gets back, so a fresh
  * data directory is initialised by a short-lived child process; this one then only opens it.
  */
@@ -97,8 +107,9 @@ export async function createDb(config: DbConfig): Promise<DbHandle> {
     mkdirSync(config.dir, { recursive: true })
     if (!existsSync(join(config.dir, 'PG_VERSION'))) await initPgliteDir(config.dir)
   }
-  // PGlite runs in a worker thread (pglite-remote.ts): its writes never block this event loop
-  const client = await PgliteRemote.open({ dir: config.dir, conf: PGLITE_CONF })
+  // PGlite runs in a worker thread (pglite-remote.ts): its writes never block this event loop, and
+  // on a core both share it runs only when the event loop has nothing to do (PGLITE_WORKER_NICE)
+  const client = await PgliteRemote.open({ dir: config.dir, conf: PGLITE_CONF, nice: PGLITE_WORKER_NICE })
   const db = drizzlePglite(client as never, { schema, casing: 'snake_case' }) as unknown as Db
   return {
     db,

@@ -60,6 +60,8 @@ export interface RemoteOptions {
   conf: string[]
   /** a dump (dumpDataDir) to load into an empty directory */
   load?: Uint8Array
+  /** the worker thread's nice value on Linux (the thread's alone); 0 or absent leaves it as is */
+  nice?: number
 }
 
 export class PgliteRemote {

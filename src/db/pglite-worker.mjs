@@ -3,6 +3,7 @@
 // the other end. Plain JavaScript on purpose: Node loads it as is under tsx/vitest (from src/) and
 // from the build (tsconfig.build.json's allowJs copies it to dist/), so no TypeScript loader is
 // needed inside the worker.
+import { getPriority, setPriority } from 'node:os'
 import { parentPort, workerData } from 'node:worker_threads'
 import { PGlite } from '@electric-sql/pglite'
 
@@ -26,7 +27,12 @@ function plain(err) {
   return out
 }
 
-const { dir, conf, load } = workerData
+const { dir, conf, load, nice } = workerData
+
+// On Linux a nice value belongs to the thread that sets it (setpriority with pid 0): this thread
+// yields its core to the event loop whenever both could run. Added to the process's own (lowering a
+// priority needs no privilege). Elsewhere it would renice the whole process, so it is left alone.
+if (nice && process.platform === 'linux') setPriority(Math.min(19, getPriority() + nice))
 const pg = new PGlite(dir, { postgresqlconf: conf, ...(load ? { loadDataDir: new Blob([load]) } : {}) })
 
 /** open transactions by id: the PGlite transaction and how to end it */

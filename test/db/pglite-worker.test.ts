@@ -1,3 +1,5 @@
+import { readFileSync, readdirSync } from 'node:fs'
+import { getPriority } from 'node:os'
 import type { Worker } from 'node:worker_threads'
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -125,6 +127,33 @@ describe('PGlite in a worker thread', () => {
     const deleted = await handle.db.execute(sql`delete from items where x > 1`)
     expect((deleted as unknown as { affectedRows: number }).affectedRows).toBe(2)
     await handle.db.execute(sql`delete from items`)
+  })
+})
+
+/** Nice values of this process's threads, by thread id (Linux: /proc/self/task/<tid>/stat, field 19). */
+function threadNices(): Map<number, number> {
+  const out = new Map<number, number>()
+  for (const tid of readdirSync('/proc/self/task')) {
+    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8')
+    out.set(Number(tid), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]))
+  }
+  return out
+}
+
+describe.skipIf(process.platform !== 'linux')('PGlite worker priority', () => {
+  it('the worker thread alone runs 10 nice steps below the event loop, so on a shared core the loop goes first', async () => {
+    const mine = getPriority()
+    const before = threadNices()
+    const handle = await createDb({ kind: 'pglite' })
+    try {
+      const added = [...threadNices()].filter(([tid]) => !before.has(tid))
+      expect(added.map(([, nice]) => nice)).toContain(Math.min(19, mine + 10))
+      // the threads that were there keep their priority: the event loop's above all
+      expect([...before.keys()].map((tid) => threadNices().get(tid))).toEqual([...before.values()])
+      expect(getPriority()).toBe(mine)
+    } finally {
+      await handle.close()
+    }
   })
 })
 
