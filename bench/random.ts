@@ -38,9 +38,9 @@ export async function randomAliasRows(list: Backend[]): Promise<Row[]> {
   const settled = async () => {
     for (const x of list) await drained(x.server!)
   }
-  const single = async (b: Backend) => {
+  const settledBurst = async (b: Backend, amount: number, path: string | (() => string)) => {
     await settled()
-    return burst(b.server!.url, SIZES.coldVisits * 4, `/${CACHED_ALIAS}`)
+    return burst(b.server!.url, amount, path)
   }
 
   for (let i = 0; i < SIZES.rounds; i++) {
@@ -49,7 +49,7 @@ export async function randomAliasRows(list: Backend[]): Promise<Row[]> {
       await settled()
       const r = await pass(b.server!.url, ids)
       if (r.other) log(`${b.label}: ${r.other} cold answers that were not 302`)
-      const ref = await single(b)
+      const ref = await settledBurst(b, SIZES.coldVisits * 4, `/${CACHED_ALIAS}`)
       cold.get(b)!.push(r.rps / ref.rps)
       log(`cold round ${i + 1}, ${b.label}: ${fmt(r.rps)}/s random vs ${fmt(ref.rps)}/s one link`)
     }
@@ -62,11 +62,9 @@ export async function randomAliasRows(list: Backend[]): Promise<Row[]> {
   }
   for (let i = 0; i < SIZES.rounds; i++) {
     for (const b of i % 2 ? [...list].reverse() : list) {
-      await settled()
-      const r = await burst(b.server!.url, SIZES.warmVisits, () => `/${RANDOM_PREFIX}${Math.floor(Math.random() * n)}`)
+      const r = await settledBurst(b, SIZES.warmVisits, () => `/${RANDOM_PREFIX}${Math.floor(Math.random() * n)}`)
       if (r.other) log(`${b.label}: ${r.other} warm answers that were not 302`)
-      await settled()
-      const ref = await burst(b.server!.url, SIZES.warmVisits, `/${CACHED_ALIAS}`)
+      const ref = await settledBurst(b, SIZES.warmVisits, `/${CACHED_ALIAS}`)
       warm.get(b)!.push(r.rps / ref.rps)
       log(`warm round ${i + 1}, ${b.label}: ${fmt(r.rps)}/s random vs ${fmt(ref.rps)}/s one link`)
     }

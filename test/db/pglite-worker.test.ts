@@ -146,10 +146,11 @@ describe.skipIf(process.platform !== 'linux')('PGlite worker priority', () => {
     const before = threadNices()
     const handle = await createDb({ kind: 'pglite' })
     try {
-      const added = [...threadNices()].filter(([tid]) => !before.has(tid))
+      const after = threadNices()
+      const added = [...after].filter(([tid]) => !before.has(tid))
       expect(added.map(([, nice]) => nice)).toContain(Math.min(19, mine + 10))
       // the threads that were there keep their priority: the event loop's above all
-      expect([...before.keys()].map((tid) => threadNices().get(tid))).toEqual([...before.values()])
+      expect([...before.keys()].map((tid) => after.get(tid))).toEqual([...before.values()])
       expect(getPriority()).toBe(mine)
     } finally {
       await handle.close()
