@@ -99,7 +99,8 @@ export async function seedClicks(url: string, linkId: number, n: number) {
     }
     await c.query(
       `insert into click_totals (subject, link_id, dimension, label, count)
-       select subject, link_id, dimension, label, sum(count) from click_rollups where subject = $1 group by subject, link_id, dimension, label`,
+       select subject, link_id, dimension, label, sum(count) from click_rollups
+       where subject = $1 and day <= (select day from click_totals_through) group by subject, link_id, dimension, label`,
       [subject],
     )
     await c.query(

@@ -36,6 +36,7 @@ import qrPublic from './resources/qr/public.js'
 import { createClickRecorder } from './clicks/recorder.js'
 import { ClickSpool } from './clicks/spool.js'
 import { startRetentionJob } from './clicks/retention.js'
+import { startTotalsJob } from './clicks/totals.js'
 import { startPgliteMaintenance } from './db/maintenance.js'
 import { LinkCache } from './redirect/cache.js'
 import campaignPages from './resources/campaigns/public.js'
@@ -196,9 +197,11 @@ export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promis
   app.decorate('linkCache', new LinkCache({ db: handle.db, defaultHost: config.defaultHost, liveClicks: app.clicks.live, log: app.log, redis: app.redis, maxLinks: config.redirect.cacheSize }))
   await app.linkCache.start()
   const stopRetention = startRetentionJob(handle.db, app.log)
+  const stopTotals = startTotalsJob(handle.db, app.log)
   const stopMaintenance = handle.kind === 'pglite' ? startPgliteMaintenance(handle.db, app.log) : () => {}
   app.addHook('onClose', async () => {
     stopRetention()
+    stopTotals()
     stopMaintenance()
     await app.linkCache.close()
     await app.clicks.close()

@@ -1,10 +1,10 @@
 import { and, between, eq, inArray, sql, type SQL } from 'drizzle-orm'
 import { z } from 'zod'
 import type { Db } from '../db/client.js'
-import { clickHourly, clickRollups, clickTotals } from '../db/schema/index.js'
+import { clickHourly, clickRollups } from '../db/schema/index.js'
 import { badRequest } from '../http/errors.js'
 import { toDay } from '../http/format.js'
-import { countryLabel, type Top } from './stats.js'
+import { allTimeSumsSql, countryLabel, type LabelSum, type Top } from './stats.js'
 
 /** DECISIONS §10.2: statistics over time of a link or a QR code, read from rollups only. */
 
@@ -145,25 +145,17 @@ function topOf(rows: { dimension: string; label: string; n: number }[], dimensio
 
 const orUnknown = (label: string) => label || 'Unknown'
 
-const TOP_DIMENSIONS = ['country', 'referrer', 'browser', 'os', 'device', 'language']
+const TOP_DIMENSIONS: readonly string[] = ['country', 'referrer', 'browser', 'os', 'device', 'language']
 
 /**
  * The top lists' rows of a range. A range that holds every day the subject has clicks on (the
- * dashboard's year of a younger link) reads the all-time totals, a few dozen rows, instead of
- * summing a rollup row per day and label (18,000 for a year of a busy link): rollups are never
- * purged and the click writer adds the same deltas to both (migration 0007).
+ * dashboard's year of a younger link) reads the all-time sums, a few dozen rows, instead of summing
+ * a rollup row per day and label (18,000 for a year of a busy link): rollups are never purged, and
+ * the totals are their sums (migration 0011).
  */
-async function topRows(db: Db, subject: string, range: StatsRange): Promise<{ dimension: string; label: string; n: number }[]> {
-  const whole = await db
-    .select({ dimension: clickTotals.dimension, label: clickTotals.label, n: clickTotals.count })
-    .from(clickTotals)
-    .where(
-      and(
-        eq(clickTotals.subject, subject),
-        inArray(clickTotals.dimension, TOP_DIMENSIONS),
-        sql`not exists (select 1 from ${clickRollups} r where r.subject = ${subject} and (r.day < ${range.from} or r.day > ${range.to}))`,
-      ),
-    )
+async function topRows(db: Db, subject: string, range: StatsRange): Promise<LabelSum[]> {
+  const outside = sql`not exists (select 1 from ${clickRollups} r where r.subject = ${subject} and (r.day < ${range.from} or r.day > ${range.to}))`
+  const whole = (await db.execute<LabelSum>(allTimeSumsSql(subject, TOP_DIMENSIONS, outside))).rows
   // nothing: no clicks at all, or some outside the range
   if (whole.length > 0) return whole
   return db

@@ -1,6 +1,6 @@
-import { eq } from 'drizzle-orm'
+import { eq, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../db/client.js'
-import { clickTotals, links, qrCodes } from '../db/schema/index.js'
+import { clickRollups, clickTotals, clickTotalsThrough, links, qrCodes } from '../db/schema/index.js'
 import { countryName } from '../lib/targets.js'
 
 export type Top = 0 | Record<string, string>
@@ -25,12 +25,33 @@ export const countryLabel = (code: string): string => countryName(code) ?? 'Unkn
 
 type Sums = Map<string, Map<string, number>>
 
-/** All-time sums per dimension and label (click_totals): a few dozen rows, never a scan of clicks. */
+/** A row of all-time (or range) sums: a dimension's label and its count. */
+export type LabelSum = {
+  dimension: string
+  label: string
+  n: number
+}
+
+/**
+ * All-time sums per dimension and label of a subject: click_totals, which holds the days up to
+ * click_totals_through, plus the rollups of the days after it (today's, and any the fold has not
+ * reached: clicks/totals.ts). One statement, so a fold committing meanwhile is seen whole or not at
+ * all. `dimensions` are constants of the caller; `only` adds a condition on the subject.
+ */
+export function allTimeSumsSql(subject: string, dimensions?: readonly string[], only?: SQL): SQL {
+  const t = clickTotals
+  const r = clickRollups
+  const of = (dimension: SQL) => (dimensions ? sql` and ${dimension} in (${sql.raw(dimensions.map((d) => `'${d}'`).join(', '))})` : sql``)
+  return sql`select dimension, label, sum(n)::int as n from (
+      select ${t.dimension} as dimension, ${t.label} as label, ${t.count} as n from ${t} where ${t.subject} = ${subject}${of(sql`${t.dimension}`)}
+      union all
+      select ${r.dimension}, ${r.label}, ${r.count} from ${r}
+      where ${r.subject} = ${subject} and ${r.day} > (select ${clickTotalsThrough.day} from ${clickTotalsThrough})${of(sql`${r.dimension}`)}
+    ) s${only ? sql` where ${only}` : sql``} group by dimension, label`
+}
+
 async function rollupSums(db: Db, subject: string): Promise<Sums> {
-  const rows = await db
-    .select({ dimension: clickTotals.dimension, label: clickTotals.label, n: clickTotals.count })
-    .from(clickTotals)
-    .where(eq(clickTotals.subject, subject))
+  const rows = (await db.execute<LabelSum>(allTimeSumsSql(subject))).rows
   const sums: Sums = new Map()
   for (const r of rows) {
     let m = sums.get(r.dimension)

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import { bigint, bigserial, boolean, date, index, integer, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core'
+import { bigint, bigserial, boolean, check, date, index, integer, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core'
 import { createdAt } from './columns.js'
 
 /*
@@ -64,12 +64,17 @@ export const clickRollups = pgTable(
     // the daily series (clicks/series.ts) reads these three of a subject's dozens of rows a day;
     // count is left out so a batch's update of them stays HOT
     index('click_rollups_series_idx').on(t.subject, t.day).where(sql`${t.dimension} in ('total', 'unique', 'bot')`),
+    // the daily fold into click_totals (clicks/totals.ts) reads one day of every subject; a day's rows
+    // sit together in the table, and a BRIN index costs an insert next to nothing (migration 0011)
+    index('click_rollups_day_brin').using('brin', t.day),
   ],
 )
 
 /**
- * All-time sums of the same dimensions, one row per (subject, dimension, label): what statistics
- * read, so answering for a link with a million clicks over years touches a few dozen rows.
+ * All-time sums of the same dimensions, one row per (subject, dimension, label), of the rollups up
+ * to click_totals_through's day: all-time statistics read these plus the few rollup rows after that
+ * day, so answering for a link with a million clicks over years touches a few dozen rows. The click
+ * writer adds to them only for days already folded (late clicks); the daily fold adds the rest.
  */
 export const clickTotals = pgTable(
   'click_totals',
@@ -83,6 +88,14 @@ export const clickTotals = pgTable(
   },
   (t) => [primaryKey({ columns: [t.subject, t.dimension, t.label] })],
 )
+
+/**
+ * The last day (UTC) whose rollups click_totals holds: one row. The click writer, the fold that moves
+ * it and the delete trigger agree through an advisory lock (migration 0011, clicks/totals.ts).
+ */
+export const clickTotalsThrough = pgTable('click_totals_through', { one: boolean().primaryKey().default(true), day: date({ mode: 'string' }).notNull() }, (t) => [
+  check('click_totals_through_one_row', sql`${t.one}`),
+])
 
 /**
  * Visitors seen per subject and day, so unique counts are exact without scanning clicks. No index on

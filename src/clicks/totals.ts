@@ -1,0 +1,68 @@
+import type { FastifyBaseLogger } from 'fastify'
+import { sql } from 'drizzle-orm'
+import type { Db } from '../db/client.js'
+import { driverCode } from '../db/query-errors.js'
+import { clickTotalsThrough } from '../db/schema/index.js'
+import { toDay } from '../http/format.js'
+import { startPeriodic } from '../lib/periodic.js'
+import { DAY, MINUTE } from '../lib/time.js'
+
+/*
+ * click_totals holds the sums of the daily rollups up to click_totals_through's day (migration 0011).
+ * The click writer adds to the rollups only (and to the totals for a day already folded, which only
+ * late clicks are), and this job folds each finished UTC day into the totals: once a day instead of
+ * once a batch. All-time statistics read the totals plus the rollups after that day (stats.ts).
+ */
+
+/** The advisory lock of migration 0011: click batches and link deletes take it shared, the fold alone. */
+export const TOTALS_LOCK = 72_801_312
+
+/** How long the fold waits for the batches under way before it tries again at its next run. */
+const LOCK_WAIT = '250ms'
+const EVERY = 15 * MINUTE
+
+/**
+ * Folds the rollups of every day after the last folded one, up to yesterday (UTC), into the totals;
+ * answers the new last folded day, or undefined when there was nothing to fold.
+ */
+export async function foldTotals(db: Db, now: Date = new Date()): Promise<string | undefined> {
+  const through = toDay(new Date(now.getTime() - DAY))
+  const [before] = await db.select({ day: clickTotalsThrough.day }).from(clickTotalsThrough)
+  if (!before || before.day >= through) return undefined
+  return db.transaction(async (tx) => {
+    // Waiting for the lock holds off new batches and deletes, so the wait is short: a delete queued
+    // behind the fold may hold a link a batch under way is waiting for, and the fold must give way
+    // before the deadlock detector (1 s) picks one of them. It tries again at its next run.
+    await tx.execute(sql`set local lock_timeout = ${sql.raw(`'${LOCK_WAIT}'`)}`)
+    await tx.execute(sql`select pg_advisory_xact_lock(${TOTALS_LOCK})`)
+    await tx.execute(sql`set local lock_timeout to default`)
+    const [from] = await tx.select({ day: clickTotalsThrough.day }).from(clickTotalsThrough)
+    if (from.day >= through) return undefined
+    await tx.execute(sql`insert into click_totals (subject, link_id, qr_id, dimension, label, count)
+      select subject, link_id, qr_id, dimension, label, sum(count)::int from click_rollups
+      where day > ${from.day} and day <= ${through}
+      group by subject, link_id, qr_id, dimension, label
+      on conflict (subject, dimension, label) do update set count = click_totals.count + excluded.count`)
+    await tx.update(clickTotalsThrough).set({ day: through })
+    return through
+  })
+}
+
+/** Folds a minute after start and then every 15 minutes (a no-op once today's fold is done); returns a stop function. */
+export function startTotalsJob(db: Db, log: FastifyBaseLogger): () => void {
+  return startPeriodic(
+    async (stopped) => {
+      try {
+        const day = await foldTotals(db)
+        if (day) log.info({ through: day }, 'click totals: finished days folded in')
+      } catch (err) {
+        if (stopped()) return
+        // 55P03: batches kept the lock past LOCK_WAIT. Statistics read the unfolded days' rollups, so waiting costs nothing
+        if (driverCode(err) === '55P03') log.debug('click totals: the fold gave way to click batches; trying again later')
+        else log.warn({ err }, 'folding finished days into the click totals failed; trying again later')
+      }
+    },
+    MINUTE,
+    EVERY,
+  )
+}

@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { sql } from 'drizzle-orm'
+import pg from 'pg'
+import { writeClickBatch } from '../../src/clicks/batch.js'
+import type { BufferedHit } from '../../src/clicks/hit.js'
+import { linkStats } from '../../src/clicks/stats.js'
+import { foldTotals, TOTALS_LOCK } from '../../src/clicks/totals.js'
+import { driverCode } from '../../src/db/query-errors.js'
+import { toDay } from '../../src/http/format.js'
+import type { Visitor } from '../../src/visit/visitor.js'
+import { appWith, type TestApp, type TestUser } from '../helpers/app.js'
+import { addLink } from '../helpers/fixtures.js'
+import { UA } from '../redirect/user-agents.js'
+
+/*
+ * click_totals holds the rollups up to click_totals_through's day (migration 0011): a batch writes
+ * the rollups of a day not yet folded and no totals, the fold adds finished days once, and a late
+ * click of a folded day goes to both. All-time statistics read the two together, so they never
+ * change when a fold runs.
+ */
+
+const KEY = Buffer.alloc(32, 5)
+const DAY_MS = 86_400_000
+const visitor = (ip: string, ua: string, referrer: string): Visitor => ({ ip, userAgent: ua, referrer, acceptLanguage: 'de', language: 'de', device: null, isBot: false, isCrawler: false })
+const hit = (linkId: number, userId: number, v: Visitor, at: number): BufferedHit => ({ linkId, userId, source: 'link', visitor: v, at, human: true })
+
+describe('click totals folded by day', () => {
+  let t: TestApp
+  let owner: TestUser
+
+  beforeAll(async () => { [t, owner] = await appWith({ plan: 'pro' }) })
+  afterAll(() => t.close())
+
+  const through = async () => (await t.app.db.execute<{ day: string }>(sql`select day::text as day from click_totals_through`)).rows[0].day
+  const totals = async (id: number) =>
+    (await t.app.db.execute<{ dimension: string; label: string; count: number }>(sql`select dimension, label, count from click_totals where subject = ${`l${id}`} and dimension in ('total', 'browser', 'referrer') order by 1, 2`)).rows
+
+  it('a fresh database has folded nothing after yesterday; today is written to the rollups only', async () => {
+    const now = Date.now()
+    expect(await through()).toBe(toDay(new Date(now - DAY_MS)))
+    const id = await addLink(owner, { url: 'https://example.com/fold', custom: 'fold-today' })
+    const a = visitor('81.2.69.142', UA.windows, 'https://t.co/x')
+    const b = visitor('8.8.8.8', UA.iPhone, '')
+    expect(await writeClickBatch(t.app.db, KEY, [hit(id, owner.user.id, a, now), hit(id, owner.user.id, b, now), hit(id, owner.user.id, a, now)])).toBe(3)
+    expect(await totals(id)).toEqual([])
+    const before = await linkStats(t.app.db, id)
+    expect(before).toMatchObject({ clicks: 3, uniqueClicks: 2, topBrowsers: { Edge: '2', 'Mobile Safari': '1' }, topReferrers: { 't.co': '2', Direct: '1' } })
+
+    // the next day's fold adds today once; the statistics read the same
+    const tomorrow = new Date(now + DAY_MS)
+    expect(await foldTotals(t.app.db, tomorrow)).toBe(toDay(new Date(now)))
+    expect(await through()).toBe(toDay(new Date(now)))
+    expect(await totals(id)).toEqual([
+      { dimension: 'browser', label: 'Edge', count: 2 },
+      { dimension: 'browser', label: 'Mobile Safari', count: 1 },
+      { dimension: 'referrer', label: '', count: 1 },
+      { dimension: 'referrer', label: 't.co', count: 2 },
+      { dimension: 'total', label: '', count: 3 },
+    ])
+    expect(await linkStats(t.app.db, id)).toEqual(before)
+    // nothing more to fold until another day ends
+    expect(await foldTotals(t.app.db, tomorrow)).toBeUndefined()
+
+    // a late click of the folded day (replayed from the spool after midnight) goes to both, once
+    expect(await writeClickBatch(t.app.db, KEY, [hit(id, owner.user.id, b, now)])).toBe(1)
+    expect(await linkStats(t.app.db, id)).toMatchObject({ clicks: 4, topBrowsers: { Edge: '2', 'Mobile Safari': '2' }, topReferrers: { 't.co': '2', Direct: '2' } })
+    const series = (await owner.api.get(`/api/url/${id}/stats`)).json().data
+    expect(series.topBrowsers).toEqual({ Edge: '2', 'Mobile Safari': '2' })
+
+    // and the day after, only that day's clicks are added
+    const later = now + DAY_MS
+    expect(await writeClickBatch(t.app.db, KEY, [hit(id, owner.user.id, a, later)])).toBe(1)
+    expect(await totals(id)).toContainEqual({ dimension: 'total', label: '', count: 4 })
+    expect(await foldTotals(t.app.db, new Date(later + DAY_MS))).toBe(toDay(new Date(later)))
+    expect(await totals(id)).toContainEqual({ dimension: 'total', label: '', count: 5 })
+    expect(await linkStats(t.app.db, id)).toMatchObject({ clicks: 5, topBrowsers: { Edge: '3', 'Mobile Safari': '2' } })
+
+    // a deleted link leaves no totals, folded or not
+    expect((await owner.api.del(`/api/url/${id}/delete`)).statusCode).toBe(200)
+    expect(await totals(id)).toEqual([])
+  })
+
+  // Two sessions on one Postgres: the fold waits a moment for a batch under way, then gives way to
+  // it and tries again at its next run. (PGlite has one session: nothing can interleave.)
+  it.skipIf(!process.env.TEST_DATABASE_URL)('gives way to a batch that holds the lock, and folds once it is gone', async () => {
+    const url = (t.app.db as unknown as { $client: pg.Pool }).$client.options.connectionString
+    const batchSession = new pg.Client({ connectionString: url })
+    await batchSession.connect()
+    const day = await through()
+    const next = new Date(Date.parse(`${day}T12:00:00Z`) + 2 * DAY_MS)
+    try {
+      await batchSession.query('begin')
+      await batchSession.query('select pg_advisory_xact_lock_shared($1)', [TOTALS_LOCK])
+      const refused = await foldTotals(t.app.db, next).catch((err: unknown) => driverCode(err))
+      expect(refused).toBe('55P03')
+      expect(await through()).toBe(day)
+      await batchSession.query('commit')
+      expect(await foldTotals(t.app.db, next)).toBe(toDay(new Date(next.getTime() - DAY_MS)))
+    } finally {
+      await batchSession.end()
+    }
+  })
+})
