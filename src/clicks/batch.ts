@@ -6,9 +6,10 @@ import type { BufferedHit } from './hit.js'
 
 /**
  * The SQL of one click batch: detail rows (within the monthly quota), unique visitors, daily and
- * hourly rollups, all-time totals and the link / QR counters, written by ONE call of
- * write_click_batch() (migration 0007; 0009 replaced its grouping step, 0010 takes the rows as
- * arrays), so statistics never disagree with totals and a batch costs one round trip. What to
+ * hourly rollups and the link / QR counters (all-time totals only for a day already folded:
+ * totals.ts), written by ONE call of write_click_batch() (migration 0007; 0009 replaced its
+ * grouping step, 0010 takes the rows as arrays, 0011 leaves the totals to the daily fold), so
+ * statistics never disagree with counters and a batch costs one round trip. What to
  * write when, and what to do when it fails, is the recorder's job.
  */
 
