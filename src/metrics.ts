@@ -132,8 +132,26 @@ function metrics(app: FastifyInstance) {
     },
   })
 
+  new Gauge({
+    name: 'kurz_click_totals_unfolded_days',
+    help: 'Finished days (UTC) the daily fold has not yet added to the all-time click totals: 0 when up to date; statistics stay right, but read more rows while it grows',
+    registers: [registry],
+    async collect() {
+      try {
+        const res = await app.db.execute(sql`select greatest(0, ${unfoldedThrough()}::date - day)::int as n from click_totals_through`)
+        const [row] = (res as unknown as { rows: { n: number }[] }).rows
+        if (row) this.set(Number(row.n))
+      } catch {
+        /* the database is away: the other metrics still answer */
+      }
+    },
+  })
+
   return { registry, duration, flush }
 }
+
+/** The last day the fold should have added by now (clicks/totals.ts folds up to yesterday, UTC). */
+const unfoldedThrough = () => new Date(Date.now() - 86_400_000).toISOString().slice(0, 10)
 
 /** The redirect cache's counts when it keeps them (a `stats()` with hits and misses). */
 function cacheCounts(app: FastifyInstance): CacheCounts | null {

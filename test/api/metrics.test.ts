@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { sql } from 'drizzle-orm'
 import { appWith, expectError, testApp, type TestApp, type TestUser } from '../helpers/app.js'
 import { visit } from '../helpers/visits.js'
 
@@ -44,6 +45,18 @@ describe('GET /metrics', () => {
     expect(sample(text, 'kurz_click_flush_duration_seconds_count')).toBeGreaterThanOrEqual(1)
     expect(sample(text, 'kurz_webhook_deliveries{status="pending"}') ?? 0).toBeGreaterThanOrEqual(0)
     expect(text).toContain('# TYPE kurz_process_resident_memory_bytes gauge')
+    // a fresh database has folded every day up to yesterday
+    expect(sample(text, 'kurz_click_totals_unfolded_days')).toBe(0)
+  })
+
+  it('counts the finished days the click totals fold has not reached', async () => {
+    await t.app.db.execute(sql`update click_totals_through set day = day - 3`)
+    try {
+      const res = await t.app.inject({ method: 'GET', url: '/metrics' })
+      expect(sample(res.body, 'kurz_click_totals_unfolded_days')).toBe(3)
+    } finally {
+      await t.app.db.execute(sql`update click_totals_through set day = day + 3`)
+    }
   })
 })
 
