@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from
 import fp from 'fastify-plugin'
 import { sql } from 'drizzle-orm'
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import { unfoldedDays } from './clicks/totals.js'
 import { unauthorized } from './http/errors.js'
 
 /**
@@ -138,9 +139,7 @@ function metrics(app: FastifyInstance) {
     registers: [registry],
     async collect() {
       try {
-        const res = await app.db.execute(sql`select greatest(0, ${unfoldedThrough()}::date - day)::int as n from click_totals_through`)
-        const [row] = (res as unknown as { rows: { n: number }[] }).rows
-        if (row) this.set(Number(row.n))
+        this.set(await unfoldedDays(app.db))
       } catch {
         /* the database is away: the other metrics still answer */
       }
@@ -149,9 +148,6 @@ function metrics(app: FastifyInstance) {
 
   return { registry, duration, flush }
 }
-
-/** The last day the fold should have added by now (clicks/totals.ts folds up to yesterday, UTC). */
-const unfoldedThrough = () => new Date(Date.now() - 86_400_000).toISOString().slice(0, 10)
 
 /** The redirect cache's counts when it keeps them (a `stats()` with hits and misses). */
 function cacheCounts(app: FastifyInstance): CacheCounts | null {

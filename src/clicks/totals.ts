@@ -21,12 +21,21 @@ export const TOTALS_LOCK = 72_801_312
 const LOCK_WAIT = '250ms'
 const EVERY = 15 * MINUTE
 
+/** The last day the fold adds by `now`: yesterday (UTC), the last finished day. */
+const foldTarget = (now: Date) => toDay(new Date(now.getTime() - DAY))
+
+/** Finished days the fold has not added yet (0 when up to date), for /metrics. */
+export async function unfoldedDays(db: Db, now: Date = new Date()): Promise<number> {
+  const res = await db.execute<{ n: number }>(sql`select greatest(0, ${foldTarget(now)}::date - day)::int as n from click_totals_through`)
+  return Number(res.rows[0]?.n ?? 0)
+}
+
 /**
  * Folds the rollups of every day after the last folded one, up to yesterday (UTC), into the totals;
  * answers the new last folded day, or undefined when there was nothing to fold.
  */
 export async function foldTotals(db: Db, now: Date = new Date()): Promise<string | undefined> {
-  const through = toDay(new Date(now.getTime() - DAY))
+  const through = foldTarget(now)
   const [before] = await db.select({ day: clickTotalsThrough.day }).from(clickTotalsThrough)
   if (!before || before.day >= through) return undefined
   return db.transaction(async (tx) => {

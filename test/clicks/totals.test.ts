@@ -7,6 +7,7 @@ import { linkStats } from '../../src/clicks/stats.js'
 import { foldTotals, TOTALS_LOCK } from '../../src/clicks/totals.js'
 import { driverCode } from '../../src/db/query-errors.js'
 import { toDay } from '../../src/http/format.js'
+import { DAY } from '../../src/lib/time.js'
 import type { Visitor } from '../../src/visit/visitor.js'
 import { appWith, type TestApp, type TestUser } from '../helpers/app.js'
 import { addLink } from '../helpers/fixtures.js'
@@ -20,7 +21,6 @@ import { UA } from '../redirect/user-agents.js'
  */
 
 const KEY = Buffer.alloc(32, 5)
-const DAY_MS = 86_400_000
 const visitor = (ip: string, ua: string, referrer: string): Visitor => ({ ip, userAgent: ua, referrer, acceptLanguage: 'de', language: 'de', device: null, isBot: false, isCrawler: false })
 const hit = (linkId: number, userId: number, v: Visitor, at: number): BufferedHit => ({ linkId, userId, source: 'link', visitor: v, at, human: true })
 
@@ -37,7 +37,7 @@ describe('click totals folded by day', () => {
 
   it('a fresh database has folded nothing after yesterday; today is written to the rollups only', async () => {
     const now = Date.now()
-    expect(await through()).toBe(toDay(new Date(now - DAY_MS)))
+    expect(await through()).toBe(toDay(new Date(now - DAY)))
     const id = await addLink(owner, { url: 'https://example.com/fold', custom: 'fold-today' })
     const a = visitor('81.2.69.142', UA.windows, 'https://t.co/x')
     const b = visitor('8.8.8.8', UA.iPhone, '')
@@ -47,7 +47,7 @@ describe('click totals folded by day', () => {
     expect(before).toMatchObject({ clicks: 3, uniqueClicks: 2, topBrowsers: { Edge: '2', 'Mobile Safari': '1' }, topReferrers: { 't.co': '2', Direct: '1' } })
 
     // the next day's fold adds today once; the statistics read the same
-    const tomorrow = new Date(now + DAY_MS)
+    const tomorrow = new Date(now + DAY)
     expect(await foldTotals(t.app.db, tomorrow)).toBe(toDay(new Date(now)))
     expect(await through()).toBe(toDay(new Date(now)))
     expect(await totals(id)).toEqual([
@@ -68,10 +68,10 @@ describe('click totals folded by day', () => {
     expect(series.topBrowsers).toEqual({ Edge: '2', 'Mobile Safari': '2' })
 
     // and the day after, only that day's clicks are added
-    const later = now + DAY_MS
+    const later = now + DAY
     expect(await writeClickBatch(t.app.db, KEY, [hit(id, owner.user.id, a, later)])).toBe(1)
     expect(await totals(id)).toContainEqual({ dimension: 'total', label: '', count: 4 })
-    expect(await foldTotals(t.app.db, new Date(later + DAY_MS))).toBe(toDay(new Date(later)))
+    expect(await foldTotals(t.app.db, new Date(later + DAY))).toBe(toDay(new Date(later)))
     expect(await totals(id)).toContainEqual({ dimension: 'total', label: '', count: 5 })
     expect(await linkStats(t.app.db, id)).toMatchObject({ clicks: 5, topBrowsers: { Edge: '3', 'Mobile Safari': '2' } })
 
@@ -87,7 +87,7 @@ describe('click totals folded by day', () => {
     const batchSession = new pg.Client({ connectionString: url })
     await batchSession.connect()
     const day = await through()
-    const next = new Date(Date.parse(`${day}T12:00:00Z`) + 2 * DAY_MS)
+    const next = new Date(Date.parse(`${day}T12:00:00Z`) + 2 * DAY)
     try {
       await batchSession.query('begin')
       await batchSession.query('select pg_advisory_xact_lock_shared($1)', [TOTALS_LOCK])
@@ -95,7 +95,7 @@ describe('click totals folded by day', () => {
       expect(refused).toBe('55P03')
       expect(await through()).toBe(day)
       await batchSession.query('commit')
-      expect(await foldTotals(t.app.db, next)).toBe(toDay(new Date(next.getTime() - DAY_MS)))
+      expect(await foldTotals(t.app.db, next)).toBe(toDay(new Date(next.getTime() - DAY)))
     } finally {
       await batchSession.end()
     }
