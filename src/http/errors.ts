@@ -150,6 +150,10 @@ export function toApiError(err: unknown, req: FastifyRequest): ApiError {
 const MACHINE_PATHS = /^\/(?:healthz|readyz|metrics|openapi\.json)(?:[?#]|$)/
 /** Whether a path names the interfaces, however a client spelled it (`/API/urls`, `/api%2Furls`): those answer JSON. */
 export function isApiPath(url: string): boolean {
+  // every short-link visit asks this: a path whose second character is not an a or an l cannot
+  // match (no %2f decodes to one), so nearly all are answered without copying the path
+  const second = url.charCodeAt(1) | 0x20
+  if (second !== 0x61 && second !== 0x6c) return false
   const path = url.replace(/%2f/gi, '/').toLowerCase()
   return path.startsWith('/api/') || /^\/api(?:[?#]|$)/.test(path) || path.startsWith('/links/')
 }
