@@ -58,8 +58,6 @@ export class LinkCache {
   private readonly keysById = new Map<number, string | string[]>()
   private readonly hosts = new LRUCache<string, ServeDomain | false>({ max: 10_000, ttl: HOST_TTL })
   private readonly loading = new Map<string, Promise<ServeLink | null>>()
-  /** the key each cached link object is held under, while it is (a replaced or evicted one has none) */
-  private readonly held = new WeakMap<ServeLink, string>()
   /** bumped by every invalidation: a load that raced one is served but not cached */
   private generation = 0
   private readonly bus: InvalidationBus
@@ -74,10 +72,7 @@ export class LinkCache {
     this.links = new LRUCache<string, ServeLink>({
       max: o.maxLinks ?? 100_000,
       ttl: o.ttlMs ?? LINK_TTL,
-      dispose: (value, key) => {
-        if (this.held.get(value) === key) this.held.delete(value)
-        this.forgetKey(value.id, key)
-      },
+      dispose: (value, key) => this.forgetKey(value.id, key),
     })
     this.bus = new InvalidationBus(o.redis, o.log)
     // PGlite runs one statement at a time; Postgres works on the next batch while this one is read
@@ -117,20 +112,21 @@ export class LinkCache {
 
   /**
    * Counts a human click served from this instance against the cached link's live count. The
-   * entry in the cache is bumped, not the visit's copy: a reload since may have replaced it.
+   * entry in the cache is bumped, not the caller's copy: a reload since may have replaced it.
    */
-  countClick(visited: ServeLink) {
-    const keys = this.keysById.get(visited.id)
+  countClick(linkId: number) {
+    const keys = this.keysById.get(linkId)
     if (keys === undefined) return
-    // nearly always the visit's copy is the entry itself, held under its one key: no lookup
-    if (keys === this.held.get(visited)) {
-      visited.localClicks++
+    // peek, not get: the visit's own lookup already made the entry the most recent one
+    if (typeof keys === 'string') {
+      const link = this.links.peek(keys)
+      if (link && link.id === linkId) link.localClicks++
       return
     }
     const seen = new Set<ServeLink>()
-    for (const key of typeof keys === 'string' ? [keys] : keys) {
-      const link = this.links.get(key)
-      if (link && link.id === visited.id && !seen.has(link)) {
+    for (const key of keys) {
+      const link = this.links.peek(key)
+      if (link && link.id === linkId && !seen.has(link)) {
         seen.add(link)
         link.localClicks++
       }
@@ -235,7 +231,6 @@ export class LinkCache {
 
   private remember(key: string, link: ServeLink) {
     this.links.set(key, link)
-    this.held.set(link, key)
     const keys = this.keysById.get(link.id)
     if (keys === undefined) this.keysById.set(link.id, key)
     else if (typeof keys === 'string') {

@@ -108,7 +108,7 @@ const redirect: FastifyPluginAsync = async (app) => {
     const human = !visitor.isBot
     app.clicks.record({ linkId: link.id, userId: link.userId, source, visitor, rotation: human ? rotation : undefined })
     if (human) {
-      cache.countClick(link)
+      cache.countClick(link.id)
       if (rotation !== undefined) link.lastRotation = rotation
     }
   }

@@ -104,23 +104,21 @@ describe('redirect cache on one instance', () => {
     expectRedirect(await visit(t, '/loaded2'), 302, 'https://example.com/web')
   })
 
-  it('counts a click on the cached entry, also when the visit holds a copy a reload has replaced', async () => {
+  it('counts a click on the entry the cache holds now, not on a copy a reload has replaced', async () => {
     const id = await addV1Link(t, pro, { url: 'https://example.com/held', alias: 'held1', expiration_clicks: '10' })
     const cache = t.app.linkCache
     const first = await cache.byAlias(null, 'held1')
     expect(first).not.toBeNull()
     const before = first!.localClicks
-    cache.countClick(first!)
+    cache.countClick(id)
     expect(first!.localClicks).toBe(before + 1)
-    // a write drops the entry and the next lookup caches another copy: a click counted with the old one lands on it
+    // a write drops the entry and the next lookup caches another copy: later clicks land on that one
     await cache.invalidate(id)
     const second = await cache.byAlias(null, 'held1')
     expect(second).not.toBe(first)
     const [a, b] = [first!.localClicks, second!.localClicks]
-    cache.countClick(first!)
+    cache.countClick(id)
     expect([first!.localClicks, second!.localClicks]).toEqual([a, b + 1])
-    cache.countClick(second!)
-    expect([first!.localClicks, second!.localClicks]).toEqual([a, b + 2])
   })
 })
 
