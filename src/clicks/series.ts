@@ -1,7 +1,7 @@
-import { and, between, eq, inArray, sql, type SQL } from 'drizzle-orm'
+import { and, eq, sql, type SQL } from 'drizzle-orm'
 import { z } from 'zod'
 import type { Db } from '../db/client.js'
-import { clickHourly, clickRollups } from '../db/schema/index.js'
+import { clickHourly, clickProfileRollups, clickProfiles, clickRollups } from '../db/schema/index.js'
 import { badRequest } from '../http/errors.js'
 import { toDay } from '../http/format.js'
 import { allTimeSumsSql, countryLabel, type LabelSum, type Top } from './stats.js'
@@ -119,11 +119,20 @@ export type DayCounts = {
  */
 export function dailyCountsSql(subject: string, range: StatsRange): SQL {
   const r = clickRollups
+  const p = clickProfiles
   const of = (dimension: string) => sql`coalesce(sum(${r.count}) filter (where ${r.dimension} = ${sql.raw(`'${dimension}'`)}), 0)::int`
-  return sql`select ${r.day}::text as day, ${of('total')} as clicks, ${of('unique')} as uniques, ${of('bot')} as bots
-    from ${r}
-    where ${r.subject} = ${subject} and ${r.day} between ${range.from} and ${range.to} and ${r.dimension} in ('total', 'unique', 'bot')
-    group by ${r.day}`
+  // plus the days not folded yet, whose clicks are profiles (migration 0012): a few rows a day
+  return sql`select day::text as day, sum(clicks)::int as clicks, sum(uniques)::int as uniques, sum(bots)::int as bots from (
+      select ${r.day} as day, ${of('total')} as clicks, ${of('unique')} as uniques, ${of('bot')} as bots
+      from ${r}
+      where ${r.subject} = ${subject} and ${r.day} between ${range.from} and ${range.to} and ${r.dimension} in ('total', 'unique', 'bot')
+      group by ${r.day}
+      union all
+      select ${p.day}, coalesce(sum(${p.count}) filter (where not ${p.bot}), 0), sum(${p.uniques}), coalesce(sum(${p.count}) filter (where ${p.bot}), 0)
+      from ${p}
+      where ${p.subject} = ${subject} and ${p.day} between ${range.from} and ${range.to}
+      group by ${p.day}
+    ) d group by day`
 }
 
 async function dailyCounts(db: Db, subject: string, range: StatsRange): Promise<DayCounts[]> {
@@ -154,15 +163,22 @@ const TOP_DIMENSIONS: readonly string[] = ['country', 'referrer', 'browser', 'os
  * the totals are their sums (migration 0011).
  */
 async function topRows(db: Db, subject: string, range: StatsRange): Promise<LabelSum[]> {
-  const outside = sql`not exists (select 1 from ${clickRollups} r where r.subject = ${subject} and (r.day < ${range.from} or r.day > ${range.to}))`
+  const outside = sql`not exists (select 1 from ${clickRollups} r where r.subject = ${subject} and (r.day < ${range.from} or r.day > ${range.to}))
+    and not exists (select 1 from ${clickProfiles} p where p.subject = ${subject} and (p.day < ${range.from} or p.day > ${range.to}))`
   const whole = (await db.execute<LabelSum>(allTimeSumsSql(subject, TOP_DIMENSIONS, outside))).rows
   // nothing: no clicks at all, or some outside the range
   if (whole.length > 0) return whole
-  return db
-    .select({ dimension: clickRollups.dimension, label: clickRollups.label, n: sql<number>`sum(${clickRollups.count})::int` })
-    .from(clickRollups)
-    .where(and(eq(clickRollups.subject, subject), between(clickRollups.day, range.from, range.to), inArray(clickRollups.dimension, TOP_DIMENSIONS)))
-    .groupBy(clickRollups.dimension, clickRollups.label)
+  const r = clickRollups
+  const p = clickProfileRollups
+  const dimensions = sql.raw(TOP_DIMENSIONS.map((d) => `'${d}'`).join(', '))
+  const rows = await db.execute<LabelSum>(sql`select dimension, label, sum(n)::int as n from (
+      select ${r.dimension} as dimension, ${r.label} as label, ${r.count} as n from ${r}
+      where ${r.subject} = ${subject} and ${r.day} between ${range.from} and ${range.to} and ${r.dimension} in (${dimensions})
+      union all
+      select ${p.dimension}, ${p.label}, ${p.count} from ${p}
+      where ${p.subject} = ${subject} and ${p.day} between ${range.from} and ${range.to} and ${p.dimension} in (${dimensions})
+    ) s group by dimension, label`)
+  return rows.rows.map((x) => ({ dimension: x.dimension, label: x.label, n: Number(x.n) }))
 }
 
 /**

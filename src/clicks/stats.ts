@@ -1,6 +1,6 @@
 import { eq, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../db/client.js'
-import { clickRollups, clickTotals, clickTotalsThrough, links, qrCodes } from '../db/schema/index.js'
+import { clickProfileRollups, clickRollups, clickTotals, clickTotalsThrough, links, qrCodes } from '../db/schema/index.js'
 import { countryName } from '../lib/targets.js'
 
 export type Top = 0 | Record<string, string>
@@ -34,19 +34,23 @@ export type LabelSum = {
 
 /**
  * All-time sums per dimension and label of a subject: click_totals, which holds the days up to
- * click_totals_through, plus the rollups of the days after it (today's, and any the fold has not
- * reached: clicks/totals.ts). One statement, so a fold committing meanwhile is seen whole or not at
- * all. `dimensions` are constants of the caller; `only` adds a condition on the subject.
+ * click_totals_through, plus the rollups of the days after it, plus the profiles not folded yet
+ * (today's, late clicks, and any day the fold has not reached: clicks/totals.ts). One statement, so
+ * a fold committing meanwhile is seen whole or not at all. `dimensions` are constants of the caller;
+ * `only` adds a condition on the subject.
  */
 export function allTimeSumsSql(subject: string, dimensions?: readonly string[], only?: SQL): SQL {
   const t = clickTotals
   const r = clickRollups
+  const p = clickProfileRollups
   const of = (dimension: SQL) => (dimensions ? sql` and ${dimension} in (${sql.raw(dimensions.map((d) => `'${d}'`).join(', '))})` : sql``)
   return sql`select dimension, label, sum(n)::int as n from (
       select ${t.dimension} as dimension, ${t.label} as label, ${t.count} as n from ${t} where ${t.subject} = ${subject}${of(sql`${t.dimension}`)}
       union all
       select ${r.dimension}, ${r.label}, ${r.count} from ${r}
       where ${r.subject} = ${subject} and ${r.day} > (select ${clickTotalsThrough.day} from ${clickTotalsThrough})${of(sql`${r.dimension}`)}
+      union all
+      select ${p.dimension}, ${p.label}, ${p.count} from ${p} where ${p.subject} = ${subject}${of(sql`${p.dimension}`)}
     ) s${only ? sql` where ${only}` : sql``} group by dimension, label`
 }
 

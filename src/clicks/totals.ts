@@ -8,10 +8,12 @@ import { startPeriodic } from '../lib/periodic.js'
 import { DAY, MINUTE } from '../lib/time.js'
 
 /*
- * click_totals holds the sums of the daily rollups up to click_totals_through's day (migration 0011).
- * The click writer adds to the rollups only (and to the totals for a day already folded, which only
- * late clicks are), and this job folds each finished UTC day into the totals: once a day instead of
- * once a batch. All-time statistics read the totals plus the rollups after that day (stats.ts).
+ * A click batch writes a row per subject, day and visitor profile (click_profiles, migration 0012),
+ * and this job moves each finished UTC day's profiles into the rollups, one row per dimension and
+ * label, and into the totals: click_totals holds the sums of the rollups up to click_totals_through's
+ * day (migration 0011). A late click of a day already folded (a spool replay after midnight) waits
+ * in click_profiles for the next run. All-time statistics read the totals, the rollups after that
+ * day and the profiles (stats.ts), so a fold never changes what they answer.
  */
 
 /** The advisory lock of migration 0011: click batches and link deletes take it shared, the fold alone. */
@@ -31,13 +33,14 @@ export async function unfoldedDays(db: Db, now: Date = new Date()): Promise<numb
 }
 
 /**
- * Folds the rollups of every day after the last folded one, up to yesterday (UTC), into the totals;
- * answers the new last folded day, or undefined when there was nothing to fold.
+ * Folds every finished day (UTC, up to yesterday): its profiles into the rollups, and the rollups of
+ * every day after the last folded one into the totals; late profiles of days already folded go to
+ * both. Answers the new last folded day, or undefined when there was nothing to fold.
  */
 export async function foldTotals(db: Db, now: Date = new Date()): Promise<string | undefined> {
   const through = foldTarget(now)
   const [before] = await db.select({ day: clickTotalsThrough.day }).from(clickTotalsThrough)
-  if (!before || before.day >= through) return undefined
+  if (!before || (before.day >= through && !(await finishedProfiles(db, through)))) return undefined
   return db.transaction(async (tx) => {
     // Waiting for the lock holds off new batches and deletes, so the wait is short: a delete queued
     // behind the fold may hold a link a batch under way is waiting for, and the fold must give way
@@ -46,7 +49,21 @@ export async function foldTotals(db: Db, now: Date = new Date()): Promise<string
     await tx.execute(sql`select pg_advisory_xact_lock(${TOTALS_LOCK})`)
     await tx.execute(sql`set local lock_timeout to default`)
     const [from] = await tx.select({ day: clickTotalsThrough.day }).from(clickTotalsThrough)
-    if (from.day >= through) return undefined
+    const advance = from.day < through
+    if (!advance && !(await finishedProfiles(tx, through))) return undefined
+    // late profiles (days the totals already hold) are added to the totals directly
+    await tx.execute(sql`insert into click_totals (subject, link_id, qr_id, dimension, label, count)
+      select subject, link_id, qr_id, dimension, label, sum(count)::int from click_profile_rollups
+      where day <= ${from.day} and day <= ${through}
+      group by subject, link_id, qr_id, dimension, label
+      on conflict (subject, dimension, label) do update set count = click_totals.count + excluded.count`)
+    await tx.execute(sql`insert into click_rollups (subject, link_id, qr_id, day, dimension, label, count)
+      select subject, link_id, qr_id, day, dimension, label, sum(count)::int from click_profile_rollups
+      where day <= ${through}
+      group by subject, link_id, qr_id, day, dimension, label
+      on conflict (subject, day, dimension, label) do update set count = click_rollups.count + excluded.count`)
+    await tx.execute(sql`delete from click_profiles where day <= ${through}`)
+    if (!advance) return through
     await tx.execute(sql`insert into click_totals (subject, link_id, qr_id, dimension, label, count)
       select subject, link_id, qr_id, dimension, label, sum(count)::int from click_rollups
       where day > ${from.day} and day <= ${through}
@@ -55,6 +72,12 @@ export async function foldTotals(db: Db, now: Date = new Date()): Promise<string
     await tx.update(clickTotalsThrough).set({ day: through })
     return through
   })
+}
+
+/** Whether click_profiles holds a day up to `day` (the BRIN index on day finds it). */
+async function finishedProfiles(db: Pick<Db, 'execute'>, day: string): Promise<boolean> {
+  const res = await db.execute(sql`select 1 from click_profiles where day <= ${day} limit 1`)
+  return res.rows.length > 0
 }
 
 /** Folds a minute after start and then every 15 minutes (a no-op once today's fold is done); returns a stop function. */

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { eq, sql } from 'drizzle-orm'
 import pg from 'pg'
 import { writeClickBatch, type BatchHook } from '../../src/clicks/batch.js'
+import { foldTotals } from '../../src/clicks/totals.js'
 import { batchArgs } from '../../src/clicks/batch-payload.js'
 import { enrich } from '../../src/clicks/enrich.js'
 import type { BufferedHit } from '../../src/clicks/hit.js'
@@ -31,7 +32,7 @@ const hit = (linkId: number | undefined, userId: number, v: Visitor, at: string,
   ...o,
 })
 
-const SUBJECT_TABLES = ['click_rollups', 'click_totals', 'click_visitors', 'click_hourly', 'click_visitor_hours'] as const
+const SUBJECT_TABLES = ['click_rollups', 'click_profiles', 'click_totals', 'click_visitors', 'click_hourly', 'click_visitor_hours'] as const
 
 /** Every click-table row of a link ('l') or QR code ('q'). */
 async function rowsOf(db: Db, kind: 'l' | 'q', id: number): Promise<Record<string, number>> {
@@ -45,7 +46,7 @@ async function rowsOf(db: Db, kind: 'l' | 'q', id: number): Promise<Record<strin
   }
   return out
 }
-const none = { clicks: 0, click_rollups: 0, click_totals: 0, click_visitors: 0, click_hourly: 0, click_visitor_hours: 0 }
+const none = { clicks: 0, click_rollups: 0, click_profiles: 0, click_totals: 0, click_visitors: 0, click_hourly: 0, click_visitor_hours: 0 }
 const some = { clicks: expect.any(Number), ...Object.fromEntries(SUBJECT_TABLES.map((t) => [t, expect.any(Number)])) }
 
 async function qrCode(u: TestUser): Promise<{ id: number; alias: string }> {
@@ -85,6 +86,20 @@ describe('click batches and deletes', () => {
     expect({ clicks: l.clicks, unique: l.uniqueClicks, bots: l.botClicks, rotation: l.lastRotation }).toEqual({ clicks: 7, unique: 3, bots: 1, rotation: 2 })
     const [q] = await t.app.db.select().from(qrCodes).where(eq(qrCodes.id, qr.id))
     expect({ scans: q.scans, unique: q.uniqueScans, bots: q.botScans }).toEqual({ scans: 1, unique: 1, bots: 0 })
+
+    // a click goes to its profile row: a's five human clicks of the 10th are one row (one new visitor)
+    const profiles = (await t.app.db.execute<{ day: string; bot: boolean; referrer: string; social: string; browser: string; count: number; uniques: number }>(
+      sql`select day::text as day, bot, referrer, social, browser, count, uniques from click_profiles where subject = ${`l${link}`} order by 1, 2, 3`,
+    )).rows
+    expect(profiles).toEqual([
+      { day: '2026-03-10', bot: false, referrer: '', social: '', browser: 'Safari', count: 1, uniques: 1 },
+      { day: '2026-03-10', bot: false, referrer: 't.co', social: 'twitter', browser: 'Edge', count: 5, uniques: 1 },
+      { day: '2026-03-10', bot: true, referrer: '', social: '', browser: '', count: 1, uniques: 0 },
+      { day: '2026-03-11', bot: false, referrer: 't.co', social: 'twitter', browser: 'Edge', count: 1, uniques: 1 },
+    ])
+    // these days are long folded: the fold's next run adds them to the rollups and the totals, once
+    expect(await foldTotals(t.app.db)).toBeDefined()
+    expect(await rowsOf(t.app.db, 'l', link)).toMatchObject({ click_profiles: 0 })
 
     const rollups = (await t.app.db.execute<{ day: string; dimension: string; label: string; count: number }>(
       sql`select day::text as day, dimension, label, count from click_rollups where subject = ${`l${link}`} and dimension in ('total', 'unique', 'bot', 'referrer', 'social') order by 1, 2, 3`,

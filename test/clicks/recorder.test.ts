@@ -5,7 +5,7 @@ import pg from 'pg'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../src/app.js'
 import type { DbHandle } from '../../src/db/client.js'
-import { clickQuota, clickRollups, clicks, clickVisitors, links, plans, users } from '../../src/db/schema/index.js'
+import { clickProfileRollups, clickQuota, clickRollups, clicks, clickVisitors, links, plans, users } from '../../src/db/schema/index.js'
 import { ClickRecorder, type Hit } from '../../src/clicks/recorder.js'
 import { purgeExpiredClicks } from '../../src/clicks/retention.js'
 import type { Visitor } from '../../src/visit/visitor.js'
@@ -26,13 +26,18 @@ const human = (ip = '81.2.69.142', ua = UA.mac): Visitor => ({
   isCrawler: false,
 })
 
+/** A dimension's counts by label, from the rollups and the profiles not folded yet (migration 0012). */
 async function rollup(app: FastifyInstance, linkId: number, dimension: string) {
-  const r = await app.db
-    .select({ label: clickRollups.label, n: sql<string>`sum(${clickRollups.count})` })
-    .from(clickRollups)
-    .where(and(eq(clickRollups.subject, `l${linkId}`), eq(clickRollups.dimension, dimension)))
-    .groupBy(clickRollups.label)
-  return Object.fromEntries(r.map((x) => [x.label, Number(x.n)]))
+  const out: Record<string, number> = {}
+  for (const r of [clickRollups, clickProfileRollups]) {
+    const rows = await app.db
+      .select({ label: r.label, n: sql<string>`sum(${r.count})` })
+      .from(r)
+      .where(and(eq(r.subject, `l${linkId}`), eq(r.dimension, dimension)))
+      .groupBy(r.label)
+    for (const x of rows) out[x.label] = (out[x.label] ?? 0) + Number(x.n)
+  }
+  return out
 }
 
 /** Resolves once `check` holds; the recorder writes on its own timer (no timed assertion: only a bound). */

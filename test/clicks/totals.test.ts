@@ -15,9 +15,9 @@ import { UA } from '../redirect/user-agents.js'
 
 /*
  * click_totals holds the rollups up to click_totals_through's day (migration 0011): a batch writes
- * the rollups of a day not yet folded and no totals, the fold adds finished days once, and a late
- * click of a folded day goes to both. All-time statistics read the two together, so they never
- * change when a fold runs.
+ * profile rows (migration 0012), the fold moves finished days' profiles into the rollups and adds
+ * them to the totals once, and a late click of a folded day waits in its profile for the next run.
+ * All-time statistics read the three together, so they never change when a fold runs.
  */
 
 const KEY = Buffer.alloc(32, 5)
@@ -35,7 +35,7 @@ describe('click totals folded by day', () => {
   const totals = async (id: number) =>
     (await t.app.db.execute<{ dimension: string; label: string; count: number }>(sql`select dimension, label, count from click_totals where subject = ${`l${id}`} and dimension in ('total', 'browser', 'referrer') order by 1, 2`)).rows
 
-  it('a fresh database has folded nothing after yesterday; today is written to the rollups only', async () => {
+  it('a fresh database has folded nothing after yesterday; today is written to its profiles only', async () => {
     const now = Date.now()
     expect(await through()).toBe(toDay(new Date(now - DAY)))
     const id = await addLink(owner, { url: 'https://example.com/fold', custom: 'fold-today' })
@@ -61,11 +61,19 @@ describe('click totals folded by day', () => {
     // nothing more to fold until another day ends
     expect(await foldTotals(t.app.db, tomorrow)).toBeUndefined()
 
-    // a late click of the folded day (replayed from the spool after midnight) goes to both, once
+    // a late click of the folded day (replayed from the spool after midnight) waits in its profile
+    // row, counted by the statistics, until the fold's next run adds it to the rollups and totals
     expect(await writeClickBatch(t.app.db, KEY, [hit(id, owner.user.id, b, now)])).toBe(1)
-    expect(await linkStats(t.app.db, id)).toMatchObject({ clicks: 4, topBrowsers: { Edge: '2', 'Mobile Safari': '2' }, topReferrers: { 't.co': '2', Direct: '2' } })
+    const late = { clicks: 4, topBrowsers: { Edge: '2', 'Mobile Safari': '2' }, topReferrers: { 't.co': '2', Direct: '2' } }
+    expect(await linkStats(t.app.db, id)).toMatchObject(late)
     const series = (await owner.api.get(`/api/url/${id}/stats`)).json().data
     expect(series.topBrowsers).toEqual({ Edge: '2', 'Mobile Safari': '2' })
+    expect(await totals(id)).toContainEqual({ dimension: 'total', label: '', count: 3 })
+    expect(await foldTotals(t.app.db, tomorrow)).toBe(toDay(new Date(now)))
+    expect(await totals(id)).toContainEqual({ dimension: 'total', label: '', count: 4 })
+    expect(await linkStats(t.app.db, id)).toMatchObject(late)
+    expect((await owner.api.get(`/api/url/${id}/stats`)).json().data.topBrowsers).toEqual({ Edge: '2', 'Mobile Safari': '2' })
+    expect(await foldTotals(t.app.db, tomorrow)).toBeUndefined()
 
     // and the day after, only that day's clicks are added
     const later = now + DAY

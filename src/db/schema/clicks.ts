@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import { bigint, bigserial, boolean, check, date, index, integer, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core'
+import { bigint, bigserial, boolean, check, date, index, integer, pgTable, pgView, primaryKey, text, timestamp } from 'drizzle-orm/pg-core'
 import { createdAt } from './columns.js'
 
 /*
@@ -44,7 +44,7 @@ export const clicks = pgTable(
 
 /**
  * Daily pre-aggregates that statistics read, so a link with millions of clicks answers from a few
- * hundred rows. `subject` is 'l<linkId>' or 'q<qrId>'; dimension is total | unique | bot | country |
+ * hundred rows; the fold writes a finished day's from its click_profiles (clicks/totals.ts). `subject` is 'l<linkId>' or 'q<qrId>'; dimension is total | unique | bot | country |
  * referrer | browser | os | social. Totals are kept when detail is purged. Rollups, totals and hourly
  * buckets have fillfactor 70 (migration 0007), so a batch's count update stays on its page (HOT).
  */
@@ -71,10 +71,57 @@ export const clickRollups = pgTable(
 )
 
 /**
+ * The days not yet folded (clicks/totals.ts), as one row per subject, day and visitor profile: the
+ * labels of every dimension together, so a click writes one row here where it wrote one rollup row
+ * per dimension (migration 0012). A bot hit's profile has every label empty. `uniques` counts the
+ * day's new visitors, each on the profile of its first click. The fold moves these rows into
+ * click_rollups (and click_totals) once their day is over; readers add the two
+ * (`click_profile_rollups`, the same rows as rollups, is the one place that spells out how).
+ */
+export const clickProfiles = pgTable(
+  'click_profiles',
+  {
+    subject: text().notNull(),
+    linkId: integer(),
+    qrId: integer(),
+    day: date({ mode: 'string' }).notNull(),
+    bot: boolean().notNull(),
+    country: text().notNull(),
+    referrer: text().notNull(),
+    social: text().notNull(),
+    browser: text().notNull(),
+    os: text().notNull(),
+    device: text().notNull(),
+    language: text().notNull(),
+    count: integer().notNull().default(0),
+    uniques: integer().notNull().default(0),
+  },
+  (t) => [
+    primaryKey({ name: 'click_profiles_pkey', columns: [t.subject, t.day, t.bot, t.country, t.referrer, t.social, t.browser, t.os, t.device, t.language] }),
+    // the fold finds the finished days' rows (clicks/totals.ts)
+    index('click_profiles_day_brin').using('brin', t.day),
+  ],
+)
+
+/**
+ * click_profiles as the rollup rows they stand for (a view, migration 0012): what readers add to
+ * click_rollups for the days not folded yet, and what the fold writes into it.
+ */
+export const clickProfileRollups = pgView('click_profile_rollups', {
+  subject: text().notNull(),
+  linkId: integer(),
+  qrId: integer(),
+  day: date({ mode: 'string' }).notNull(),
+  dimension: text().notNull(),
+  label: text().notNull(),
+  count: integer().notNull(),
+}).existing()
+
+/**
  * All-time sums of the same dimensions, one row per (subject, dimension, label), of the rollups up
  * to click_totals_through's day: all-time statistics read these plus the few rollup rows after that
- * day, so answering for a link with a million clicks over years touches a few dozen rows. The click
- * writer adds to them only for days already folded (late clicks); the daily fold adds the rest.
+ * day, so answering for a link with a million clicks over years touches a few dozen rows. Only the
+ * daily fold writes them.
  */
 export const clickTotals = pgTable(
   'click_totals',
@@ -126,7 +173,7 @@ export const clickQuota = pgTable(
 
 /**
  * Clicks per subject and UTC hour, for `interval=hour` series (DECISIONS §10.2): written by the same
- * batch transaction as the daily rollups, so the two never disagree. `unique_clicks` counts distinct
+ * batch transaction as the day's profiles, so the two never disagree. `unique_clicks` counts distinct
  * visitor hashes within the hour (click_visitor_hours), so it is not additive into days.
  */
 export const clickHourly = pgTable(
