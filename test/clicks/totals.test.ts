@@ -88,6 +88,43 @@ describe('click totals folded by day', () => {
     expect(await totals(id)).toEqual([])
   })
 
+  // Migration 0012 moves nothing: the day's rollups a previous release wrote before the upgrade stay
+  // where they are, and its clicks after it are profiles. Readers and the fold add the two.
+  it('adds the rollups of a day written before the upgrade to the profiles written after it', async () => {
+    // a day after every day the fold has reached so far in this file
+    const now = Date.parse(`${await through()}T12:00:00Z`) + 2 * DAY
+    const today = toDay(new Date(now))
+    const id = await addLink(owner, { url: 'https://example.com/upgrade', custom: 'fold-upgrade' })
+    const subject = `l${id}`
+    // what the previous release's batch wrote for one click of a t.co visitor in Edge
+    await t.app.db.execute(sql`insert into click_rollups (subject, link_id, day, dimension, label, count) values
+      (${subject}, ${id}, ${today}, 'total', '', 1), (${subject}, ${id}, ${today}, 'unique', '', 1),
+      (${subject}, ${id}, ${today}, 'browser', 'Edge', 1), (${subject}, ${id}, ${today}, 'referrer', 't.co', 1)`)
+    const a = visitor('81.2.69.142', UA.windows, 'https://t.co/x')
+    const b = visitor('8.8.8.8', UA.iPhone, '')
+    expect(await writeClickBatch(t.app.db, KEY, [hit(id, owner.user.id, a, now), hit(id, owner.user.id, b, now)])).toBe(2)
+    const expected = { topBrowsers: { Edge: '2', 'Mobile Safari': '1' }, topReferrers: { 't.co': '2', Direct: '1' } }
+    expect(await linkStats(t.app.db, id)).toMatchObject(expected)
+    const series = async () => (await owner.api.get(`/api/url/${id}/stats?from=${today}&to=${today}`)).json().data
+    expect(await series()).toMatchObject({ ...expected, totals: { clicks: 3, uniqueClicks: 3 } })
+
+    // the day's fold adds the profiles to the day's rollups and both to the totals, once
+    expect(await foldTotals(t.app.db, new Date(now + DAY))).toBe(today)
+    const rollups = (await t.app.db.execute<{ dimension: string; label: string; count: number }>(
+      sql`select dimension, label, count from click_rollups where subject = ${subject} and dimension in ('total', 'unique', 'browser') order by 1, 2`,
+    )).rows
+    expect(rollups).toEqual([
+      { dimension: 'browser', label: 'Edge', count: 2 },
+      { dimension: 'browser', label: 'Mobile Safari', count: 1 },
+      { dimension: 'total', label: '', count: 3 },
+      { dimension: 'unique', label: '', count: 3 },
+    ])
+    expect((await t.app.db.execute(sql`select 1 from click_profiles where subject = ${subject}`)).rows).toEqual([])
+    expect(await totals(id)).toContainEqual({ dimension: 'total', label: '', count: 3 })
+    expect(await linkStats(t.app.db, id)).toMatchObject(expected)
+    expect(await series()).toMatchObject({ ...expected, totals: { clicks: 3, uniqueClicks: 3 } })
+  })
+
   // Two sessions on one Postgres: the fold waits a moment for a batch under way, then gives way to
   // it and tries again at its next run. (PGlite has one session: nothing can interleave.)
   it.skipIf(!process.env.TEST_DATABASE_URL)('gives way to a batch that holds the lock, and folds once it is gone', async () => {
