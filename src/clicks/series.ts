@@ -4,7 +4,7 @@ import type { Db } from '../db/client.js'
 import { clickHourly, clickProfileRollups, clickProfiles, clickRollups } from '../db/schema/index.js'
 import { badRequest } from '../http/errors.js'
 import { toDay } from '../http/format.js'
-import { allTimeSumsSql, countryLabel, type LabelSum, type Top } from './stats.js'
+import { allTimeSumsSql, countryLabel, dimensionList, type LabelSum, type Top } from './stats.js'
 
 /** DECISIONS §10.2: statistics over time of a link or a QR code, read from rollups only. */
 
@@ -170,7 +170,7 @@ async function topRows(db: Db, subject: string, range: StatsRange): Promise<Labe
   if (whole.length > 0) return whole
   const r = clickRollups
   const p = clickProfileRollups
-  const dimensions = sql.raw(TOP_DIMENSIONS.map((d) => `'${d}'`).join(', '))
+  const dimensions = dimensionList(TOP_DIMENSIONS)
   const rows = await db.execute<LabelSum>(sql`select dimension, label, sum(n)::int as n from (
       select ${r.dimension} as dimension, ${r.label} as label, ${r.count} as n from ${r}
       where ${r.subject} = ${subject} and ${r.day} between ${range.from} and ${range.to} and ${r.dimension} in (${dimensions})

@@ -32,6 +32,9 @@ export type LabelSum = {
   n: number
 }
 
+/** Dimension names (constants of the caller) as SQL literals for `in (...)`. */
+export const dimensionList = (dimensions: readonly string[]): SQL => sql.raw(dimensions.map((d) => `'${d}'`).join(', '))
+
 /**
  * All-time sums per dimension and label of a subject: click_totals, which holds the days up to
  * click_totals_through, plus the rollups of the days after it, plus the profiles not folded yet
@@ -43,7 +46,7 @@ export function allTimeSumsSql(subject: string, dimensions?: readonly string[], 
   const t = clickTotals
   const r = clickRollups
   const p = clickProfileRollups
-  const of = (dimension: SQL) => (dimensions ? sql` and ${dimension} in (${sql.raw(dimensions.map((d) => `'${d}'`).join(', '))})` : sql``)
+  const of = (dimension: SQL) => (dimensions ? sql` and ${dimension} in (${dimensionList(dimensions)})` : sql``)
   return sql`select dimension, label, sum(n)::int as n from (
       select ${t.dimension} as dimension, ${t.label} as label, ${t.count} as n from ${t} where ${t.subject} = ${subject}${of(sql`${t.dimension}`)}
       union all

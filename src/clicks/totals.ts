@@ -33,9 +33,9 @@ export async function unfoldedDays(db: Db, now: Date = new Date()): Promise<numb
 }
 
 /**
- * Folds every finished day (UTC, up to yesterday): its profiles into the rollups, and the rollups of
- * every day after the last folded one into the totals; late profiles of days already folded go to
- * both. Answers the new last folded day, or undefined when there was nothing to fold.
+ * Folds every finished day (UTC, up to yesterday): its profiles into the rollups and the totals, and
+ * the rollups of every day after the last folded one into the totals; late profiles of days already
+ * folded go to both too. Answers the new last folded day, or undefined when there was nothing to fold.
  */
 export async function foldTotals(db: Db, now: Date = new Date()): Promise<string | undefined> {
   const through = foldTarget(now)
@@ -51,10 +51,14 @@ export async function foldTotals(db: Db, now: Date = new Date()): Promise<string
     const [from] = await tx.select({ day: clickTotalsThrough.day }).from(clickTotalsThrough)
     const advance = from.day < through
     if (!advance && !(await finishedProfiles(tx, through))) return undefined
-    // late profiles (days the totals already hold) are added to the totals directly
+    // the totals gain the finished profiles (late ones of days already folded included) and the
+    // rollups of the days now folded, as they were before this fold adds the profiles to them
     await tx.execute(sql`insert into click_totals (subject, link_id, qr_id, dimension, label, count)
-      select subject, link_id, qr_id, dimension, label, sum(count)::int from click_profile_rollups
-      where day <= ${from.day} and day <= ${through}
+      select subject, link_id, qr_id, dimension, label, sum(count)::int from (
+        select subject, link_id, qr_id, dimension, label, count from click_profile_rollups where day <= ${through}
+        union all
+        select subject, link_id, qr_id, dimension, label, count from click_rollups where day > ${from.day} and day <= ${through}
+      ) x
       group by subject, link_id, qr_id, dimension, label
       on conflict (subject, dimension, label) do update set count = click_totals.count + excluded.count`)
     await tx.execute(sql`insert into click_rollups (subject, link_id, qr_id, day, dimension, label, count)
@@ -63,13 +67,7 @@ export async function foldTotals(db: Db, now: Date = new Date()): Promise<string
       group by subject, link_id, qr_id, day, dimension, label
       on conflict (subject, day, dimension, label) do update set count = click_rollups.count + excluded.count`)
     await tx.execute(sql`delete from click_profiles where day <= ${through}`)
-    if (!advance) return through
-    await tx.execute(sql`insert into click_totals (subject, link_id, qr_id, dimension, label, count)
-      select subject, link_id, qr_id, dimension, label, sum(count)::int from click_rollups
-      where day > ${from.day} and day <= ${through}
-      group by subject, link_id, qr_id, dimension, label
-      on conflict (subject, dimension, label) do update set count = click_totals.count + excluded.count`)
-    await tx.update(clickTotalsThrough).set({ day: through })
+    if (advance) await tx.update(clickTotalsThrough).set({ day: through })
     return through
   })
 }

@@ -42,23 +42,27 @@ export const clicks = pgTable(
   ],
 )
 
+/** The columns of a rollup row: click_rollups, and click_profile_rollups below, which reads as one. */
+const rollupColumns = () => ({
+  subject: text().notNull(),
+  linkId: integer(),
+  qrId: integer(),
+  day: date({ mode: 'string' }).notNull(),
+  dimension: text().notNull(),
+  label: text().notNull(),
+  count: integer().notNull().default(0),
+})
+
 /**
  * Daily pre-aggregates that statistics read, so a link with millions of clicks answers from a few
- * hundred rows; the fold writes a finished day's from its click_profiles (clicks/totals.ts). `subject` is 'l<linkId>' or 'q<qrId>'; dimension is total | unique | bot | country |
- * referrer | browser | os | social. Totals are kept when detail is purged. Rollups, totals and hourly
- * buckets have fillfactor 70 (migration 0007), so a batch's count update stays on its page (HOT).
+ * hundred rows; the fold writes a finished day's from its click_profiles (clicks/totals.ts).
+ * `subject` is 'l<linkId>' or 'q<qrId>'; dimension is total | unique | bot | country | referrer |
+ * browser | os | social. Totals are kept when detail is purged. Rollups, totals and hourly buckets
+ * have fillfactor 70 (migration 0007), so a batch's count update stays on its page (HOT).
  */
 export const clickRollups = pgTable(
   'click_rollups',
-  {
-    subject: text().notNull(),
-    linkId: integer(),
-    qrId: integer(),
-    day: date({ mode: 'string' }).notNull(),
-    dimension: text().notNull(),
-    label: text().notNull(),
-    count: integer().notNull().default(0),
-  },
+  rollupColumns(),
   (t) => [
     primaryKey({ columns: [t.subject, t.day, t.dimension, t.label] }),
     // the daily series (clicks/series.ts) reads these three of a subject's dozens of rows a day;
@@ -107,15 +111,7 @@ export const clickProfiles = pgTable(
  * click_profiles as the rollup rows they stand for (a view, migration 0012): what readers add to
  * click_rollups for the days not folded yet, and what the fold writes into it.
  */
-export const clickProfileRollups = pgView('click_profile_rollups', {
-  subject: text().notNull(),
-  linkId: integer(),
-  qrId: integer(),
-  day: date({ mode: 'string' }).notNull(),
-  dimension: text().notNull(),
-  label: text().notNull(),
-  count: integer().notNull(),
-}).existing()
+export const clickProfileRollups = pgView('click_profile_rollups', rollupColumns()).existing()
 
 /**
  * All-time sums of the same dimensions, one row per (subject, dimension, label), of the rollups up
