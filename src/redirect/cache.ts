@@ -58,6 +58,7 @@ export class LinkCache {
   private readonly keysById = new Map<number, string | string[]>()
   private readonly hosts = new LRUCache<string, ServeDomain | false>({ max: 10_000, ttl: HOST_TTL })
   private readonly loading = new Map<string, Promise<ServeLink | null>>()
+  private readonly loadingHosts = new Map<string, Promise<ServeDomain | null>>()
   /** bumped by every invalidation: a load that raced one is served but not cached */
   private generation = 0
   private readonly bus: InvalidationBus
@@ -150,11 +151,20 @@ export class LinkCache {
     return this.loadDomain(h)
   }
 
-  private async loadDomain(host: string): Promise<ServeDomain | null> {
-    const generation = this.generation
-    const row = await findDomainByHost(this.o.db, host)
-    if (generation === this.generation) this.hosts.set(host, row ?? false, row ? undefined : { ttl: UNKNOWN_HOST_TTL })
-    return row
+  /** One read per host at a time: when an unknown host's entry expires, every visit in flight asked again. */
+  private loadDomain(host: string): Promise<ServeDomain | null> {
+    let p = this.loadingHosts.get(host)
+    if (!p) {
+      const generation = this.generation
+      p = findDomainByHost(this.o.db, host)
+        .then((row) => {
+          if (generation === this.generation) this.hosts.set(host, row ?? false, row ? undefined : { ttl: UNKNOWN_HOST_TTL })
+          return row
+        })
+        .finally(() => this.loadingHosts.delete(host))
+      this.loadingHosts.set(host, p)
+    }
+    return p
   }
 
   /** A branded domain by id (the short URL of a link reached through the rotator). */

@@ -104,6 +104,22 @@ describe('redirect cache on one instance', () => {
     expectRedirect(await visit(t, '/loaded2'), 302, 'https://example.com/web')
   })
 
+  it('reads an unknown host once for all the visits that ask for it at the same time, then remembers it', async () => {
+    let reads = 0
+    const db = new Proxy(t.app.db, {
+      get: (target, prop, receiver) => {
+        if (prop === 'select') reads++
+        return Reflect.get(target, prop, receiver)
+      },
+    })
+    const cache = new LinkCache({ db, defaultHost: 'kurz.test', liveClicks: new LiveClicks(), log: t.app.log, redis: null })
+    const answers = await Promise.all(Array.from({ length: 20 }, () => cache.domainFor('unknown-host.test')))
+    expect(answers).toEqual(Array.from({ length: 20 }, () => null))
+    expect(reads).toBe(1)
+    expect(cache.domainFor('unknown-host.test')).toBeNull()
+    expect(reads).toBe(1)
+  })
+
   it('counts a click on the entry the cache holds now, not on a copy a reload has replaced', async () => {
     const id = await addV1Link(t, pro, { url: 'https://example.com/held', alias: 'held1', expiration_clicks: '10' })
     const cache = t.app.linkCache

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { batchedLoads, MAX_KEYS } from '../../src/redirect/miss-loads.js'
-import { loadLinksByAlias } from '../../src/redirect/loader.js'
+import { loadLinksByAlias, toServeLink } from '../../src/redirect/loader.js'
 import { appWith, type TestApp, type TestUser } from '../helpers/app.js'
-import { addLink } from '../helpers/fixtures.js'
+import { addLink, makePage } from '../helpers/fixtures.js'
 import { expectPage, expectRedirect, visit } from '../helpers/visits.js'
 
 /** A load function that records the keys of each call and answers when told to. */
@@ -126,6 +126,37 @@ describe('cache misses of many aliases in one query', () => {
     expect(rows.map((r) => r?.id ?? null)).toEqual([null, plain, branded, renamed, renamed, null, null, plain])
     expect(rows[2]!.url).toBe('https://example.com/branded')
     expect(rows[3]!.alias).toBe('mb-after')
+  })
+
+  it('answers every field a visit is served from, with its type: dates, json, targets in order, pixels and page', async () => {
+    const expiry = '2031-05-06T07:08:09.000Z'
+    const splash = await makePage(t, pro.user.id, 'splash')
+    const pixel = await pro.api.post('/api/pixel/add', { type: 'gtmpixel', name: 'mb-pixel', tag: 'GTM-MB1' })
+    expect(pixel.statusCode).toBe(200)
+    const id = await addLink(pro, {
+      url: 'https://example.com/full',
+      custom: 'mb-full',
+      expiry: '2031-05-06 07:08:09',
+      type: String(splash.id),
+      pixels: [pixel.json().id],
+      geotarget: [{ location: 'Canada', link: 'https://example.com/ca' }, { location: 'France', link: 'https://example.com/fr' }],
+      metatitle: 'Full "title" <b>',
+    })
+    const [full, bare] = await loadLinksByAlias(t.app.db, [{ d: 0, alias: 'mb-full' }, { d: 0, alias: 'mb-plain' }])
+    expect(full!.id).toBe(id)
+    expect(full!.expiresAt).toBeInstanceOf(Date)
+    expect(full!.expiresAt!.toISOString()).toBe(expiry)
+    expect(full!.metaTitle).toBe('Full "title" <b>')
+    expect(full!.parameters).toEqual([])
+    expect(full!.targets!.map((x) => x.url)).toEqual(['https://example.com/ca', 'https://example.com/fr'])
+    expect(full!.pixels).toEqual([{ id: pixel.json().id, type: 'gtmpixel', tag: 'GTM-MB1' }])
+    expect(full!.page).toMatchObject({ id: splash.id, kind: 'splash' })
+    expect(toServeLink(full!, 0).page!.createdAt).toBeInstanceOf(Date)
+    expect(bare!.expiresAt).toBeNull()
+    expect(bare!.targets).toBeNull()
+    expect(bare!.pixels).toBeNull()
+    expect(bare!.page).toBeNull()
+    expect(typeof bare!.clicks).toBe('number')
   })
 
   it('serves a burst of first visits of different links, each with its own destination', async () => {
