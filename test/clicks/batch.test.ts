@@ -198,6 +198,27 @@ describe('click batches and deletes', () => {
     expect(await rowsOf(t.app.db, 'l', kept)).toMatchObject({ clicks: 3 })
   })
 
+  // Migration 0013: with no index on `clicks` and room on its page, a batch's counter update of a
+  // link stays on the page (HOT) and writes no index entry. An index on a counter would undo that.
+  it('updates a clicked link’s counters in place, writing no index entry (a heap-only update)', async () => {
+    const link = await addLink(owner, { url: 'https://example.com/hot', custom: 'hot1' })
+    const updates: { upd: number; hot: number }[] = []
+    const hook: BatchHook = {
+      active: () => true,
+      write: async (tx) => {
+        const stats = await tx.execute<{ upd: number; hot: number }>(
+          sql`select n_tup_upd::int as upd, n_tup_hot_upd::int as hot from pg_stat_xact_user_tables where relname = 'links'`,
+        )
+        updates.push(stats.rows[0])
+      },
+    }
+    const at = new Date().toISOString()
+    for (const ip of ['192.0.2.31', '192.0.2.32']) expect(await writeClickBatch(t.app.db, KEY, [hit(link, owner.user.id, visitor(ip), at)], hook)).toBe(1)
+    // the transaction's own counts (PGlite may add the earlier transaction's, not yet flushed)
+    expect(updates.map((u) => u.upd > 0 && u.hot === u.upd)).toEqual([true, true])
+    expect((await t.app.db.select({ clicks: links.clicks, uniques: links.uniqueClicks }).from(links).where(eq(links.id, link)))[0]).toEqual({ clicks: 2, uniques: 2 })
+  })
+
   // Migration 0010 added the array signature; an instance of the previous release, still running
   // during a rolling upgrade, calls the JSON one, which must write the same rows.
   it('the JSON signature of the previous release writes what the array one writes', async () => {
