@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis'
 import { LRUCache } from 'lru-cache'
 import { isPglite, type Db } from '../db/client.js'
 import type { LiveClicks } from '../clicks/live-clicks.js'
+import { sharedRun } from '../lib/shared-run.js'
 import { InvalidationBus } from './invalidation.js'
 import {
   findDomainByHost, findDomainById, loadLinkById, loadLinksByAlias, toServeLink, type AliasKey, type LoadedLink, type ServeDomain, type ServeLink,
@@ -153,18 +154,12 @@ export class LinkCache {
 
   /** One read per host at a time: when an unknown host's entry expires, every visit in flight asked again. */
   private loadDomain(host: string): Promise<ServeDomain | null> {
-    let p = this.loadingHosts.get(host)
-    if (!p) {
+    return sharedRun(this.loadingHosts, host, async () => {
       const generation = this.generation
-      p = findDomainByHost(this.o.db, host)
-        .then((row) => {
-          if (generation === this.generation) this.hosts.set(host, row ?? false, row ? undefined : { ttl: UNKNOWN_HOST_TTL })
-          return row
-        })
-        .finally(() => this.loadingHosts.delete(host))
-      this.loadingHosts.set(host, p)
-    }
-    return p
+      const row = await findDomainByHost(this.o.db, host)
+      if (generation === this.generation) this.hosts.set(host, row ?? false, row ? undefined : { ttl: UNKNOWN_HOST_TTL })
+      return row
+    })
   }
 
   /** A branded domain by id (the short URL of a link reached through the rotator). */
@@ -225,18 +220,12 @@ export class LinkCache {
 
   /** `pending` dedupes concurrent loads; the link is cached under `key`, else its current alias. */
   private load(pending: string, find: () => Promise<LoadedLink | undefined>, key?: string): Promise<ServeLink | null> {
-    let p = this.loading.get(pending)
-    if (!p) {
+    return sharedRun(this.loading, pending, async () => {
       const generation = this.generation
-      p = this.build(find)
-        .then((link) => {
-          if (link && generation === this.generation) this.remember(key ?? `${link.domainId ?? 0}|${link.alias}`, link)
-          return link
-        })
-        .finally(() => this.loading.delete(pending))
-      this.loading.set(pending, p)
-    }
-    return p
+      const link = await this.build(find)
+      if (link && generation === this.generation) this.remember(key ?? `${link.domainId ?? 0}|${link.alias}`, link)
+      return link
+    })
   }
 
   private remember(key: string, link: ServeLink) {

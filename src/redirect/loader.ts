@@ -127,8 +127,9 @@ export type LoadedLink = Pick<LinkRow, keyof typeof served> & {
 /** json from PGlite or pg: parsed already, or (some drivers) still text */
 const json = <T>(v: T | string): T => (typeof v === 'string' ? (JSON.parse(v) as T) : v)
 
-/** The fields of a loaded link in the order the database lists them (after the key's index). */
-const FIELDS = [...Object.keys(served), ...Object.keys(extras)] as (keyof LoadedLink)[]
+/** Every field of a loaded link; the database lists them in this order, after the key's index. */
+const loaded = { ...served, ...extras }
+const FIELDS = Object.keys(loaded) as (keyof LoadedLink)[]
 
 /**
  * The rows of a load as ONE json text: `[[keyIndex, ...FIELDS], ...]`, or null when none was
@@ -136,7 +137,7 @@ const FIELDS = [...Object.keys(served), ...Object.keys(extras)] as (keyof Loaded
  * more than finding the link; one text is handed over as it is and parsed here.
  */
 const asJson = (key: SQL) =>
-  sql<string | null>`json_agg(json_build_array(${key}, ${sql.join([...Object.values(served), ...Object.values(extras)], sql`, `)}))::text`
+  sql<string | null>`json_agg(json_build_array(${key}, ${sql.join(Object.values(loaded), sql`, `)}))::text`
 
 /** `[keyIndex, link]` pairs from what asJson answered. */
 function decode(text: string | null): [number, LoadedLink][] {

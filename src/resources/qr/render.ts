@@ -3,6 +3,7 @@ import QRCode from 'qrcode'
 import { LRUCache } from 'lru-cache'
 import type { Sharp, SharpOptions } from 'sharp'
 import { escapeHtml } from '../../lib/html.js'
+import { sharedRun } from '../../lib/shared-run.js'
 
 /**
  * QR images, PNG or SVG, with colours and an optional centred logo (DECISIONS §5, §7, §9).
@@ -144,18 +145,15 @@ export async function renderQr(content: string, o: RenderOptions): Promise<Rende
   const key = renderKey(content, opts)
   const hit = cache.get(key)
   if (hit) return hit
-  let pending = inflight.get(key)
-  if (!pending) {
-    pending = withSlot(async () => {
+  return sharedRun(inflight, key, () =>
+    withSlot(async () => {
       const logo = opts.logo ? await opts.logo.load() : null
       const body = opts.format === 'svg' ? drawSvg(content, opts, logo) : await drawPng(content, opts, logo)
       const out = { body, contentType: opts.format === 'svg' ? 'image/svg+xml' : 'image/png', etag: etagOf(key) }
       cache.set(key, out)
       return out
-    }).finally(() => inflight.delete(key))
-    inflight.set(key, pending)
-  }
-  return pending
+    }),
+  )
 }
 
 // ---------------------------------------------------------------------------------------------
