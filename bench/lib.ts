@@ -1,8 +1,7 @@
 /**
  * What every bench module shares: the sizes of the run (from the environment, with BENCH_QUICK=1 a
- * smoke run of small numbers), the table row, statistics and the load generator.
+ * smoke run of small numbers), the table row, statistics, and autocannon for timed runs (GET bursts: load.ts).
  */
-import { performance } from 'node:perf_hooks'
 import autocannon from 'autocannon'
 
 const QUICK = ['1', 'true', 'yes'].includes((process.env.BENCH_QUICK ?? '').toLowerCase())
@@ -81,40 +80,7 @@ export function cannonRun(opts: autocannon.Options): { instance: autocannon.Inst
 
 export const cannon = (opts: autocannon.Options) => cannonRun(opts).done
 
-export interface Burst {
-  rps: number
-  /** answers with the expected status */
-  answered: number
-  /** answers with another status, and errors (timeouts, resets) */
-  other: number
-  errors: number
-}
-
-/** Answers per second for a fixed number of requests to a path, or to `path()` for each request (every one answered before it ends). */
-export async function burst(url: string, amount: number, path: string | (() => string), connections = 50, status = 302): Promise<Burst> {
-  const t0 = performance.now()
-  const r = await cannon({
-    connections,
-    amount,
-    ...(typeof path === 'string'
-      ? { url: url + path }
-      : {
-          url,
-          requests: [
-            {
-              setupRequest: (req) => {
-                req.path = path()
-                return req
-              },
-            },
-          ],
-        }),
-  })
-  const secs = (performance.now() - t0) / 1000
-  const answered = r.statusCodeStats?.[String(status) as '302']?.count ?? 0
-  const total = Object.values(r.statusCodeStats ?? {}).reduce((a, s) => a + (s?.count ?? 0), 0)
-  return { rps: answered / secs, answered, other: total - answered + r.errors + r.timeouts, errors: r.errors + r.timeouts }
-}
+export { burst, type Burst } from './load.js'
 
 /** A JSON API call as the bench's admin; throws unless it answers 200 within a minute (a stuck server fails the run, never hangs it). */
 export async function api(baseUrl: string, method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {

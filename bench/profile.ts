@@ -6,6 +6,8 @@
  * warm-up's requests and the start's module loading included). The figure the bench's budget rows
  * point at when missed.
  * PROFILE_MISSES=1 profiles cache misses instead: PROFILE_REDIRECTS links seeded, each visited once.
+ * PROFILE_SPREAD=1 profiles cached visits spread over many links (the bench's warm random row):
+ * 20,000 links seeded and each visited once as the warm-up, then PROFILE_REDIRECTS visits at random.
  * PROFILE_CREATES=1 profiles link creates (POST /api/url/add, 10 clients) instead of visits.
  * `npx tsx bench/profile.ts bare` profiles the bare Fastify yardstick under the same load: its µs per
  * request beside Kurz's, line by line, is what Kurz adds to any Fastify 302.
@@ -23,6 +25,7 @@ const REDIRECTS = Number(process.env.PROFILE_REDIRECTS ?? 200_000)
 const TOP = Number(process.env.PROFILE_TOP ?? 30)
 const MISSES = process.env.PROFILE_MISSES === '1'
 const CREATES = process.env.PROFILE_CREATES === '1'
+const SPREAD = process.env.PROFILE_SPREAD === '1'
 /** requests before the measured ones, inside the profile too: the µs per request count them */
 const WARM_UP = 20_000
 const CREATE_WARM_UP = 500
@@ -80,10 +83,10 @@ function summarise(dir: string, requests: number) {
 /** The profiled load: visits of the cached link, or each seeded miss once, until their clicks are written. */
 async function profileVisits(s: Server) {
   let next = 0
-  const path = MISSES ? () => `/miss-${next++}` : `/${CACHED_ALIAS}`
+  const path = MISSES || SPREAD ? () => `/miss-${next++}` : `/${CACHED_ALIAS}`
   await burst(s.url, WARM_UP, path)
   await drained(s)
-  const r = await burst(s.url, REDIRECTS, path)
+  const r = await burst(s.url, REDIRECTS, SPREAD ? () => `/miss-${Math.floor(Math.random() * WARM_UP)}` : path)
   await drained(s)
   log(`${fmt(r.rps)} redirects/s under the profiler`)
 }
@@ -119,7 +122,7 @@ async function main() {
     await startKurz(b)
     await createCachedLink(b)
     await stopKurz(b)
-    if (MISSES) await seedLinks(b, 'miss-', WARM_UP + REDIRECTS)
+    if (MISSES || SPREAD) await seedLinks(b, 'miss-', SPREAD ? WARM_UP : WARM_UP + REDIRECTS)
     const dir = mkdtempSync(join(tmpdir(), 'kurz-prof-'))
     const env: Record<string, string> = { DATA_DIR: b.dataDir }
     if (b.pgUrl) env.DATABASE_URL = b.pgUrl
