@@ -21,7 +21,7 @@ export interface Burst {
 /** a request unanswered this long counts as an error, and its connection is replaced */
 const TIMEOUT_MS = 30_000
 
-/** Where one response ends in `buf` (its head and body), or -1 while it is incomplete. */
+/** Where the first response in `buf` ends (its head and body) and its status, or null while it is incomplete. */
 function responseEnd(buf: Buffer): { end: number; status: number } | null {
   const headEnd = buf.indexOf('\r\n\r\n')
   if (headEnd < 0) return null
@@ -33,7 +33,8 @@ function responseEnd(buf: Buffer): { end: number; status: number } | null {
     return buf.length >= end ? { end, status } : null
   }
   if (/\r\ntransfer-encoding: *chunked/i.test(head)) {
-    const last = buf.indexOf('\r\n0\r\n\r\n', headEnd + 4 - 2)
+    // the last chunk; searched from the head's own CRLF, so an empty body is found too
+    const last = buf.indexOf('\r\n0\r\n\r\n', headEnd + 2)
     return last < 0 ? null : { end: last + 7, status }
   }
   return { end: headEnd + 4, status }

@@ -80,7 +80,7 @@ function summarise(dir: string, requests: number) {
   }
 }
 
-/** The profiled load: visits of the cached link, or each seeded miss once, until their clicks are written. */
+/** The profiled load: visits of the cached link, each seeded miss once, or (spread) the seeded links at random after one pass over them; until their clicks are written. */
 async function profileVisits(s: Server) {
   let next = 0
   const path = MISSES || SPREAD ? () => `/miss-${next++}` : `/${CACHED_ALIAS}`
