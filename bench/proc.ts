@@ -54,6 +54,32 @@ export function treeCpu(pid: number): number {
   return tree(pid).reduce((sum, p) => sum + (stat(p)?.cpu ?? 0), 0)
 }
 
+/** Each core's time so far from /proc/stat, in ticks: user, nice, system, idle, iowait, irq, softirq, steal. */
+export function coreTimes(): number[][] {
+  const out: number[][] = []
+  for (const line of readFileSync('/proc/stat', 'utf8').split('\n')) {
+    const m = /^cpu\d+ (.*)$/.exec(line)
+    if (m) out.push(m[1].split(' ').slice(0, 8).map(Number))
+  }
+  return out
+}
+
+/**
+ * What each core did between two readings, for the log: busy (all but idle and iowait) and the
+ * part of it spent in softirq, which on loopback is where one process's send does the receiving
+ * side's TCP work. A server's core short of fully busy means its throughput was lost waiting.
+ */
+export function coreShares(before: number[][], after: number[][]): string {
+  return after
+    .map((t, core) => {
+      const d = t.map((v, i) => v - (before[core]?.[i] ?? 0))
+      const total = d.reduce((a, b) => a + b, 0) || 1
+      const pct = (v: number) => `${Math.round((v / total) * 100)}%`
+      return `core ${core} busy ${pct(total - d[3] - d[4])} (softirq ${pct(d[6])})`
+    })
+    .join(', ')
+}
+
 /** Resident memory of a process and its descendants, in MB. */
 export function treeRssMb(pid: number): number {
   let kb = 0

@@ -4,7 +4,7 @@
  * the start of a round until every click of it is written, and (Postgres) the database's backends.
  */
 import { SIZES, api, burst, fmt, log, median, type Row } from './lib.js'
-import { BackendSampler, treeCpu } from './proc.js'
+import { BackendSampler, coreShares, coreTimes, treeCpu } from './proc.js'
 import { drained, start, stop, type Backend, type Server } from './servers.js'
 
 export const CACHED_ALIAS = 'bench1'
@@ -29,7 +29,9 @@ async function round(s: Server, b: Backend | null, m: Measured): Promise<void> {
   const sampler = b?.dbName ? new BackendSampler(b.dbName) : null
   const cpu0 = treeCpu(s.child.pid!)
   sampler?.begin()
+  const cores0 = coreTimes()
   const r = await burst(s.url, SIZES.redirects, `/${CACHED_ALIAS}`)
+  log(`${s.name}: ${fmt(r.rps)}/s; ${coreShares(cores0, coreTimes())}`)
   if (r.other) log(`${s.name}: ${r.other} answers that were not 302`)
   m.rps.push(r.rps)
   if (!b) return
