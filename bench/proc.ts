@@ -65,9 +65,9 @@ export function coreTimes(): number[][] {
 }
 
 /**
- * What each core did between two readings, for the log: busy (all but idle and iowait) and the
- * part of it spent in softirq, which on loopback is where one process's send does the receiving
- * side's TCP work. A server's core short of fully busy means its throughput was lost waiting.
+ * What each core did between two readings, for the log: busy (all but idle, iowait and steal) and
+ * the part of it spent in softirq, which on loopback is where one process's send does the
+ * receiving side's TCP work; steal (the hypervisor running someone else) when there was any.
  */
 export function coreShares(before: number[][], after: number[][]): string {
   return after
@@ -75,7 +75,8 @@ export function coreShares(before: number[][], after: number[][]): string {
       const d = t.map((v, i) => v - (before[core]?.[i] ?? 0))
       const total = d.reduce((a, b) => a + b, 0) || 1
       const pct = (v: number) => `${Math.round((v / total) * 100)}%`
-      return `core ${core} busy ${pct(total - d[3] - d[4])} (softirq ${pct(d[6])})`
+      const steal = d[7] ?? 0
+      return `core ${core} busy ${pct(total - d[3] - d[4] - steal)} (softirq ${pct(d[6])}${steal ? `, steal ${pct(steal)}` : ''})`
     })
     .join(', ')
 }
