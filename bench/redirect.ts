@@ -31,7 +31,8 @@ async function round(s: Server, b: Backend | null, m: Measured): Promise<void> {
   sampler?.begin()
   const cores0 = coreTimes()
   const r = await burst(s.url, SIZES.redirects, `/${CACHED_ALIAS}`)
-  log(`${s.name}: ${fmt(r.rps)}/s; ${coreShares(cores0, coreTimes())}`)
+  // the round's line after it gives the rates; this one what each core did meanwhile
+  log(`${s.name}: ${coreShares(cores0, coreTimes())}`)
   if (r.other) log(`${s.name}: ${r.other} answers that were not 302`)
   m.rps.push(r.rps)
   if (!b) return
