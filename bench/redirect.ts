@@ -5,7 +5,7 @@
  */
 import { SIZES, api, burst, fmt, log, median, type Row } from './lib.js'
 import { BackendSampler, coreShares, coreTimes, treeCpu } from './proc.js'
-import { drained, start, stop, type Backend, type Server } from './servers.js'
+import { drained, scrapeMetrics, start, stop, type Backend, type Server } from './servers.js'
 
 export const CACHED_ALIAS = 'bench1'
 const RATIO_TARGET = { PGlite: 0.5, Postgres: 0.75 }
@@ -27,12 +27,19 @@ interface Measured {
 /** One round on one server; Kurz rounds last until their clicks are written, so the writer is counted. */
 async function round(s: Server, b: Backend | null, m: Measured): Promise<void> {
   const sampler = b?.dbName ? new BackendSampler(b.dbName) : null
+  const before = b ? await scrapeMetrics(s) : null
   const cpu0 = treeCpu(s.child.pid!)
   sampler?.begin()
   const cores0 = coreTimes()
   const r = await burst(s.url, SIZES.redirects, `/${CACHED_ALIAS}`)
   // the round's line after it gives the rates; this one what each core did meanwhile
   log(`${s.name}: ${coreShares(cores0, coreTimes())}`)
+  if (before) {
+    // how far the click writer kept up during the burst: what it wrote, and what waited at the end
+    const after = await scrapeMetrics(s)
+    const written = (after.kurz_clicks_written_total ?? 0) - (before.kurz_clicks_written_total ?? 0)
+    log(`${s.name}: ${fmt(written)} of ${fmt(r.answered)} clicks written during the burst; at its end ${fmt(after.kurz_clicks_buffered ?? 0)} in memory, ${fmt(after.kurz_clicks_spool_backlog ?? 0)} only on disk`)
+  }
   if (r.other) log(`${s.name}: ${r.other} answers that were not 302`)
   m.rps.push(r.rps)
   if (!b) return
