@@ -67,6 +67,9 @@ export class ClickRecorder {
   private readonly db: Db
   private readonly opts: Required<Omit<RecorderOptions, 'ping' | 'onBatch' | 'spool'>> & Pick<RecorderOptions, 'ping' | 'onBatch' | 'spool'>
   private timer: NodeJS.Timeout | null = null
+  /** when the pending timer fires (epoch ms); and whether a flush it started is still running */
+  private timerDue = 0
+  private timerFlushing = false
   private chain: Promise<void> = Promise.resolve()
   private closed = false
   private backoffUntil = 0
@@ -99,16 +102,7 @@ export class ClickRecorder {
   record(hit: Hit): void {
     if (hit.linkId === undefined && hit.qrId === undefined) return
     const human = !hit.visitor.isBot && hit.linkId !== undefined
-    const buffered: BufferedHit = {
-      linkId: hit.linkId,
-      qrId: hit.qrId,
-      userId: hit.userId,
-      source: hit.source,
-      visitor: hit.visitor,
-      rotation: hit.rotation,
-      at: Date.now(),
-      human,
-    }
+    const buffered: BufferedHit = { linkId: hit.linkId, qrId: hit.qrId, userId: hit.userId, source: hit.source, visitor: hit.visitor, rotation: hit.rotation, at: Date.now(), human }
     const full = this.buffer.length >= this.opts.maxBuffer
     const spool = this.opts.spool
     if (spool && !this.closed) {
@@ -247,29 +241,41 @@ export class ClickRecorder {
     }
   }
 
+  /**
+   * Arms the flush timer unless a flush comes as soon or is running (it schedules the next when it
+   * ends): while behind, every visit asks for one at once, and re-arming a timer per visit, or
+   * queueing a flush per turn behind the batch in flight, was redirect-path work that wrote nothing sooner.
+   */
   private schedule(delayMs: number) {
-    if (this.closed) return
-    const wait = Math.max(delayMs, this.backoffUntil - Date.now())
+    if (this.closed || this.timerFlushing) return
+    const now = Date.now()
+    const due = now + Math.max(delayMs, this.backoffUntil - now)
     if (this.timer) {
-      if (wait > 0) return
+      if (due >= this.timerDue) return
       clearTimeout(this.timer)
     }
+    this.timerDue = due
     this.timer = setTimeout(() => {
       this.timer = null
-      this.flush().then(
-        () => {
-          if (this.buffer.length > 0 || this.diskAfter !== null) this.schedule(this.opts.flushIntervalMs)
-        },
-        () => this.schedule(0),
-      )
-    }, wait)
+      this.timerFlushing = true
+      const next = (failed: boolean) => {
+        this.timerFlushing = false
+        if (failed) this.schedule(0)
+        else if (this.buffer.length > 0 || this.diskAfter !== null) this.schedule(this.behind() ? 0 : this.opts.flushIntervalMs)
+      }
+      this.flush().then(() => next(false), () => next(true))
+    }, due - now)
     this.timer.unref()
+  }
+
+  /** A full batch waits, or hits wait on disk: the next batch is due at once, and takes batchSize. */
+  private behind(): boolean {
+    return this.buffer.length >= this.opts.batchSize || this.diskAfter !== null
   }
 
   /** Writes the head of the buffer; returns how many hits it took off. */
   private async writeBatch(): Promise<number> {
-    const behind = this.buffer.length >= this.opts.batchSize || this.diskAfter !== null
-    const batch = this.buffer.slice(0, behind ? this.opts.batchSize : this.headLength())
+    const batch = this.buffer.slice(0, this.behind() ? this.opts.batchSize : this.headLength())
     if (batch.length === 0) return 0
     this.live.batchStarted()
     const spool = this.opts.spool
@@ -374,10 +380,8 @@ export class ClickRecorder {
       return batch.length
     }
     if (this.consecutiveFailures === 1 || this.consecutiveFailures % 20 === 0) {
-      this.opts.log.warn(
-        { err: message, buffered: this.buffer.length, attempt: this.consecutiveFailures, retryInMs: delay },
-        'writing clicks failed; kept in memory and retrying',
-      )
+      const retry = { err: message, buffered: this.buffer.length, attempt: this.consecutiveFailures, retryInMs: delay }
+      this.opts.log.warn(retry, 'writing clicks failed; kept in memory and retrying')
     }
     throw err
   }

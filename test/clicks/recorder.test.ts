@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { and, eq, sql } from 'drizzle-orm'
 import pg from 'pg'
 import type { FastifyInstance } from 'fastify'
@@ -99,6 +99,36 @@ describe('click recorder', () => {
     expect(sizes.slice(7)).toEqual([12])
     expect(recorder.stats()).toMatchObject({ recorded: 50, written: 50, buffered: 0 })
     expect((await Promise.all(ids.map((id) => rows(t, id)))).reduce((a, b) => a + b)).toBe(62)
+  })
+
+  it('arms no timer per visit while a batch is in flight: the next batch starts when it ends', async () => {
+    const id = await addLink(pro, { url: 'https://example.com/behind', custom: 'behind1' })
+    let release!: () => void
+    const held = new Promise<void>((r) => (release = r))
+    const sizes: number[] = []
+    const write = async (_tx: unknown, hits: readonly unknown[]) => {
+      sizes.push(hits.length)
+      if (sizes.length === 1) await held
+    }
+    const recorder = new ClickRecorder({ db: t.app.db, visitorKey: t.app.keys.visitor, log: t.app.log, batchSize: 20, onBatch: { active: () => true, write } })
+    const hit = (i: number): Hit => ({ linkId: id, userId: pro.user.id, source: 'link', visitor: human(`10.8.${i >> 8}.${i & 255}`) })
+    for (let i = 0; i < 20; i++) recorder.record(hit(i))
+    await eventually(() => sizes.length === 1, 'the first batch started')
+    // 500 visits over 50 event-loop turns while that batch is held: each asks for a flush at once
+    const timers = vi.spyOn(globalThis, 'setTimeout')
+    for (let turn = 0; turn < 50; turn++) {
+      for (let i = 0; i < 10; i++) recorder.record(hit(20 + turn * 10 + i))
+      await new Promise((r) => setImmediate(r))
+    }
+    const armed = timers.mock.calls.length
+    timers.mockRestore()
+    // one timer per visit before (500); none is needed: the running flush schedules the next
+    expect(armed).toBeLessThan(5)
+    release()
+    await eventually(() => recorder.stats().written === 520, 'every hit written')
+    expect(sizes).toEqual(Array.from({ length: 26 }, () => 20))
+    await recorder.close()
+    expect(await rows(t, id)).toBe(520)
   })
 
   it('records bots apart: a row with the bot flag, botClicks, no click, no unique', async () => {
