@@ -1,5 +1,6 @@
-import { eq, sql, type SQL } from 'drizzle-orm'
+import { eq, sql, type Placeholder, type SQL } from 'drizzle-orm'
 import type { Db } from '../db/client.js'
+import { prepared } from '../db/prepared.js'
 import { clickProfileRollups, clickRollups, clickTotals, clickTotalsThrough, links, qrCodes } from '../db/schema/index.js'
 import { countryName } from '../lib/targets.js'
 
@@ -42,7 +43,7 @@ export const dimensionList = (dimensions: readonly string[]): SQL => sql.raw(dim
  * a fold committing meanwhile is seen whole or not at all. `dimensions` are constants of the caller;
  * `only` adds a condition on the subject.
  */
-export function allTimeSumsSql(subject: string, dimensions?: readonly string[], only?: SQL): SQL {
+export function allTimeSumsSql(subject: string | Placeholder, dimensions?: readonly string[], only?: SQL): SQL {
   const t = clickTotals
   const r = clickRollups
   const p = clickProfileRollups
@@ -57,8 +58,15 @@ export function allTimeSumsSql(subject: string, dimensions?: readonly string[], 
     ) s${only ? sql` where ${only}` : sql``} group by dimension, label`
 }
 
+/** Every dimension's all-time sums of one subject, built once (`prepared`). */
+const sumsQuery = (db: Db) =>
+  db
+    .select({ dimension: sql<string>`dimension`, label: sql<string>`label`, n: sql<number>`n` })
+    .from(sql`(${allTimeSumsSql(sql.placeholder('subject'))}) sums`)
+    .prepare('')
+
 async function rollupSums(db: Db, subject: string): Promise<Sums> {
-  const rows = (await db.execute<LabelSum>(allTimeSumsSql(subject))).rows
+  const rows = await prepared(db, sumsQuery).execute({ subject })
   const sums: Sums = new Map()
   for (const r of rows) {
     let m = sums.get(r.dimension)
@@ -94,18 +102,18 @@ function common(sums: Sums) {
 
 const social = (sums: Sums, key: string) => sums.get('social')?.get(key) ?? 0
 
+/** A link row's counters, which the caller has just read with the row. */
+export type LinkCounters = { id: number; clicks: number; uniqueClicks: number; botClicks: number }
+
 /** Statistics of a link, as `GET /api/url/:id` and the `/<alias>+` page show them. */
-export async function linkStats(db: Db, linkId: number): Promise<LinkStats> {
-  const [[counters], sums] = await Promise.all([
-    db.select({ clicks: links.clicks, unique: links.uniqueClicks, bots: links.botClicks }).from(links).where(eq(links.id, linkId)),
-    rollupSums(db, `l${linkId}`),
-  ])
+export async function linkStats(db: Db, link: LinkCounters): Promise<LinkStats> {
+  const sums = await rollupSums(db, `l${link.id}`)
   return {
-    clicks: counters?.clicks ?? 0,
-    uniqueClicks: counters?.unique ?? 0,
+    clicks: link.clicks,
+    uniqueClicks: link.uniqueClicks,
     ...common(sums),
     socialCount: { facebook: social(sums, 'facebook'), twitter: social(sums, 'twitter'), google: social(sums, 'google') },
-    botClicks: counters?.bots ?? 0,
+    botClicks: link.botClicks,
   }
 }
 

@@ -259,7 +259,7 @@ const redirect: FastifyPluginAsync = async (app) => {
         if (!(await checkPassword(req, reply, 'stats', row.id, row.hash!, undefined))) return reply
       }
     }
-    const stats = await linkStats(app.db, row.id)
+    const stats = await linkStats(app.db, row)
     return statsPage(
       reply,
       { alias: row.alias, url: row.url, title: row.title, shortUrl: shortUrlOf(domain, row.alias), created: toTimestamp(row.createdAt) },

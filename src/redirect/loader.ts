@@ -313,6 +313,9 @@ export async function findStatsLink(db: Db, domainId: number | null, alias: stri
       hash: links.privacyPasswordHash,
       quarantined: links.quarantined,
       createdAt: links.createdAt,
+      clicks: links.clicks,
+      uniqueClicks: links.uniqueClicks,
+      botClicks: links.botClicks,
     })
     .from(links)
     .where(onDomain(domainId, alias))

@@ -25,7 +25,7 @@ const named = (err: unknown) => {
 async function singleForm(app: FastifyInstance, link: repo.Link, full = false) {
   const [rel, data, aliases] = await Promise.all([
     repo.linkRelations(app.db, link),
-    linkStats(app.db, link.id),
+    linkStats(app.db, link),
     full ? aliasesOf(app.db, link.id) : [],
   ])
   return { id: link.id, details: presentLinkDetails(app.config, link, rel, full, aliases), data }
