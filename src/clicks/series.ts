@@ -1,6 +1,7 @@
-import { and, eq, sql, type SQL } from 'drizzle-orm'
+import { and, eq, sql, type Placeholder, type SQL } from 'drizzle-orm'
 import { z } from 'zod'
 import type { Db } from '../db/client.js'
+import { preparedRows } from '../db/prepared.js'
 import { clickHourly, clickProfileRollups, clickProfiles, clickRollups } from '../db/schema/index.js'
 import { badRequest } from '../http/errors.js'
 import { toDay } from '../http/format.js'
@@ -117,7 +118,7 @@ export type DayCounts = {
  * generic plan. A raw statement, one row a day rather than one a day and dimension: drizzle's
  * mapping of a year's 1,100 rows, field by field, was a fifth of the request's CPU.
  */
-export function dailyCountsSql(subject: string, range: StatsRange): SQL {
+export function dailyCountsSql(subject: Value, range: { from: Value; to: Value }): SQL {
   const r = clickRollups
   const p = clickProfiles
   const of = (dimension: string) => sql`coalesce(sum(${r.count}) filter (where ${r.dimension} = ${sql.raw(`'${dimension}'`)}), 0)::int`
@@ -135,8 +136,16 @@ export function dailyCountsSql(subject: string, range: StatsRange): SQL {
     ) d group by day`
 }
 
+/** A value of these statements: given, or a placeholder of their prepared form. */
+type Value = string | Placeholder
+
+/** the placeholders of the prepared statements below */
+const param = { subject: sql.placeholder('subject'), from: sql.placeholder('from'), to: sql.placeholder('to') }
+
+const daily = () => dailyCountsSql(param.subject, param)
+
 async function dailyCounts(db: Db, subject: string, range: StatsRange): Promise<DayCounts[]> {
-  return (await db.execute<DayCounts>(dailyCountsSql(subject, range))).rows
+  return preparedRows<DayCounts>(db, daily).execute({ subject, from: range.from, to: range.to })
 }
 
 /** Top 10 of one dimension, counts as strings, `0` when empty (DECISIONS §6). */
@@ -156,6 +165,27 @@ const orUnknown = (label: string) => label || 'Unknown'
 
 const TOP_DIMENSIONS: readonly string[] = ['country', 'referrer', 'browser', 'os', 'device', 'language']
 
+/** The all-time sums of the top lists' dimensions, or none when the subject has clicks outside the range. */
+const wholeTops = () => {
+  const outside = sql`not exists (select 1 from ${clickRollups} r where r.subject = ${param.subject} and (r.day < ${param.from} or r.day > ${param.to}))
+    and not exists (select 1 from ${clickProfiles} p where p.subject = ${param.subject} and (p.day < ${param.from} or p.day > ${param.to}))`
+  return allTimeSumsSql(param.subject, TOP_DIMENSIONS, outside)
+}
+
+/** The top lists' dimensions summed over the range's days. */
+const rangeTops = () => {
+  const r = clickRollups
+  const p = clickProfileRollups
+  const dimensions = dimensionList(TOP_DIMENSIONS)
+  return sql`select dimension, label, sum(n)::int as n from (
+      select ${r.dimension} as dimension, ${r.label} as label, ${r.count} as n from ${r}
+      where ${r.subject} = ${param.subject} and ${r.day} between ${param.from} and ${param.to} and ${r.dimension} in (${dimensions})
+      union all
+      select ${p.dimension}, ${p.label}, ${p.count} from ${p}
+      where ${p.subject} = ${param.subject} and ${p.day} between ${param.from} and ${param.to} and ${p.dimension} in (${dimensions})
+    ) s group by dimension, label`
+}
+
 /**
  * The top lists' rows of a range. A range that holds every day the subject has clicks on (the
  * dashboard's year of a younger link) reads the all-time sums, a few dozen rows, instead of summing
@@ -163,22 +193,11 @@ const TOP_DIMENSIONS: readonly string[] = ['country', 'referrer', 'browser', 'os
  * the totals are their sums (migration 0011).
  */
 async function topRows(db: Db, subject: string, range: StatsRange): Promise<LabelSum[]> {
-  const outside = sql`not exists (select 1 from ${clickRollups} r where r.subject = ${subject} and (r.day < ${range.from} or r.day > ${range.to}))
-    and not exists (select 1 from ${clickProfiles} p where p.subject = ${subject} and (p.day < ${range.from} or p.day > ${range.to}))`
-  const whole = (await db.execute<LabelSum>(allTimeSumsSql(subject, TOP_DIMENSIONS, outside))).rows
+  const values = { subject, from: range.from, to: range.to }
+  const whole = await preparedRows<LabelSum>(db, wholeTops).execute(values)
   // nothing: no clicks at all, or some outside the range
   if (whole.length > 0) return whole
-  const r = clickRollups
-  const p = clickProfileRollups
-  const dimensions = dimensionList(TOP_DIMENSIONS)
-  const rows = await db.execute<LabelSum>(sql`select dimension, label, sum(n)::int as n from (
-      select ${r.dimension} as dimension, ${r.label} as label, ${r.count} as n from ${r}
-      where ${r.subject} = ${subject} and ${r.day} between ${range.from} and ${range.to} and ${r.dimension} in (${dimensions})
-      union all
-      select ${p.dimension}, ${p.label}, ${p.count} from ${p}
-      where ${p.subject} = ${subject} and ${p.day} between ${range.from} and ${range.to} and ${p.dimension} in (${dimensions})
-    ) s group by dimension, label`)
-  return rows.rows.map((x) => ({ dimension: x.dimension, label: x.label, n: Number(x.n) }))
+  return preparedRows<LabelSum>(db, rangeTops).execute(values)
 }
 
 /**

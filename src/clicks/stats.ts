@@ -1,6 +1,6 @@
 import { eq, sql, type Placeholder, type SQL } from 'drizzle-orm'
 import type { Db } from '../db/client.js'
-import { prepared } from '../db/prepared.js'
+import { preparedRows } from '../db/prepared.js'
 import { clickProfileRollups, clickRollups, clickTotals, clickTotalsThrough, links, qrCodes } from '../db/schema/index.js'
 import { countryName } from '../lib/targets.js'
 
@@ -58,15 +58,11 @@ export function allTimeSumsSql(subject: string | Placeholder, dimensions?: reado
     ) s${only ? sql` where ${only}` : sql``} group by dimension, label`
 }
 
-/** Every dimension's all-time sums of one subject, built once (`prepared`). */
-const sumsQuery = (db: Db) =>
-  db
-    .select({ dimension: sql<string>`dimension`, label: sql<string>`label`, n: sql<number>`n` })
-    .from(sql`(${allTimeSumsSql(sql.placeholder('subject'))}) sums`)
-    .prepare('')
+/** Every dimension's all-time sums of one subject, built once (`preparedRows`). */
+const allTimeSums = () => allTimeSumsSql(sql.placeholder('subject'))
 
 async function rollupSums(db: Db, subject: string): Promise<Sums> {
-  const rows = await prepared(db, sumsQuery).execute({ subject })
+  const rows = await preparedRows<LabelSum>(db, allTimeSums).execute({ subject })
   const sums: Sums = new Map()
   for (const r of rows) {
     let m = sums.get(r.dimension)

@@ -26,6 +26,9 @@ export interface DbHandle {
   lost?: Promise<Error>
 }
 
+/** How drizzle names columns on both drivers (`prepared.ts` builds statements the same way). */
+export const CASING = 'snake_case'
+
 export type DbConfig = { kind: 'pg'; url: string } | { kind: 'pglite'; dir?: string }
 
 /**
@@ -86,7 +89,7 @@ export async function createDb(config: DbConfig): Promise<DbHandle> {
     // A checked-out client whose server goes away (restart, failover) emits 'error' with no pool
     // listener attached, which would crash the process; its query already rejects, so that is enough.
     pool.on('connect', (client) => client.on('error', () => {}))
-    const db = drizzlePg(pool, { schema, casing: 'snake_case' })
+    const db = drizzlePg(pool, { schema, casing: CASING })
     return {
       db,
       kind: 'pg',
@@ -110,7 +113,7 @@ export async function createDb(config: DbConfig): Promise<DbHandle> {
   // PGlite runs in a worker thread (pglite-remote.ts): its writes never block this event loop, and
   // on a core both share it runs only when the event loop has nothing to do (PGLITE_WORKER_NICE)
   const client = await PgliteRemote.open({ dir: config.dir, conf: PGLITE_CONF, nice: PGLITE_WORKER_NICE })
-  const db = drizzlePglite(client as never, { schema, casing: 'snake_case' }) as unknown as Db
+  const db = drizzlePglite(client as never, { schema, casing: CASING }) as unknown as Db
   return {
     db,
     kind: 'pglite',

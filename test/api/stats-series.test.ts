@@ -191,7 +191,7 @@ describe('the daily series query', () => {
         (values ('total', ''), ('unique', ''), ('bot', ''), ('country', 'US'), ('country', 'DE'), ('browser', 'Chrome'),
           ('browser', 'Firefox'), ('os', 'Linux'), ('referrer', ''), ('device', ''), ('language', 'en'), ('social', 'google')) v(dim, lab)`)
     await t.app.db.execute(sql`analyze click_rollups`)
-    const q = new PgDialect({ casing: 'snake_case' }).sqlToQuery(dailyCountsSql('l900002', { from: '2026-01-01', to: '2026-12-31', interval: 'day' }))
+    const q = new PgDialect({ casing: 'snake_case' }).sqlToQuery(dailyCountsSql('l900002', { from: '2026-01-01', to: '2026-12-31' }))
     const literals = q.params.map((p) => `'${String(p).replace(/'/g, "''")}'`).join(', ')
     const plan = await t.app.db.transaction(async (tx) => {
       await tx.execute(sql`set local plan_cache_mode = force_generic_plan`)
@@ -206,7 +206,7 @@ describe('the daily series query', () => {
     })
     expect(plan).toContain('click_rollups_series_idx')
     // one row a day, each of the three counts summed from its own rollup row
-    const res = await t.app.db.execute<DayCounts>(dailyCountsSql('l900002', { from: '2026-03-01', to: '2026-03-31', interval: 'day' }))
+    const res = await t.app.db.execute<DayCounts>(dailyCountsSql('l900002', { from: '2026-03-01', to: '2026-03-31' }))
     expect(res.rows.map((r) => r.day).sort()).toEqual(Array.from({ length: 31 }, (_, i) => `2026-03-${String(i + 1).padStart(2, '0')}`))
     expect(res.rows.every((r) => Number(r.clicks) === 1 && Number(r.uniques) === 1 && Number(r.bots) === 1)).toBe(true)
   })

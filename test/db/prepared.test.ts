@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { eq, sql } from 'drizzle-orm'
 import { links } from '../../src/db/schema/index.js'
-import { prepared } from '../../src/db/prepared.js'
+import { prepared, preparedRows } from '../../src/db/prepared.js'
 import { findOwnedLink } from '../../src/resources/links/repo.js'
 import { appWith, type TestApp, type TestUser } from '../helpers/app.js'
 
@@ -26,6 +26,24 @@ describe('queries built once per database', () => {
     expect(await q.execute({ alias: 'prep-a' })).toEqual([{ id: a.id }])
     expect(await q.execute({ alias: 'prep-b' })).toEqual([{ id: b.id }])
     expect(await q.execute({ alias: 'prep-none' })).toEqual([])
+  })
+
+  const aliasesLike = () => sql`select ${links.alias} as alias from ${links} where ${links.alias} like ${sql.placeholder('pattern')} order by 1`
+
+  it('runs a raw statement built once, its rows as the driver reads them', async () => {
+    const q = preparedRows<{ alias: string }>(t.app.db, aliasesLike)
+    expect(preparedRows(t.app.db, aliasesLike)).toBe(q)
+    await t.app.db.insert(links).values([
+      { userId: owner.user.id, alias: 'raw-1', url: 'https://example.com/1' },
+      { userId: owner.user.id, alias: 'raw-2', url: 'https://example.com/2' },
+    ])
+    expect(await q.execute({ pattern: 'raw-%' })).toEqual([{ alias: 'raw-1' }, { alias: 'raw-2' }])
+    expect(await q.execute({ pattern: 'raw-2' })).toEqual([{ alias: 'raw-2' }])
+    const inside = await t.app.db.transaction(async (tx) => {
+      await tx.insert(links).values({ userId: owner.user.id, alias: 'raw-3', url: 'https://example.com/3' })
+      return preparedRows<{ alias: string }>(tx, aliasesLike).execute({ pattern: 'raw-3' })
+    })
+    expect(inside).toEqual([{ alias: 'raw-3' }])
   })
 
   it('reads inside a transaction see what it wrote, and another account reads nothing', async () => {

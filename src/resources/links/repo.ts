@@ -2,7 +2,7 @@ import { and, asc, count, desc, eq, ilike, inArray, isNull, or, sql, type SQL } 
 import type { Db, Tx } from '../../db/client.js'
 import { channelItems, domains, linkPixels, links, linkTargets, type TargetKind } from '../../db/schema/index.js'
 import { containsPattern } from '../../db/like.js'
-import { prepared } from '../../db/prepared.js'
+import { prepared, preparedRows } from '../../db/prepared.js'
 import { offsetOf, type PageQuery } from '../../http/pagination.js'
 
 export type Link = typeof links.$inferSelect
@@ -93,29 +93,28 @@ export async function ownedDomains(db: Db | Tx, userId: number): Promise<Domain[
  * A link's targets (in the order they are matched), pixel ids and channel ids, as one statement:
  * the single form was four round trips, and each cost the API more than its query.
  */
-const relationsQuery = (db: Db) => {
-  // a selection's columns print without their table, so each subquery names the link by the placeholder
+const relations = () => {
+  // the driver parses the json columns; the keys are LinkTarget's
   const id = sql.placeholder('id')
   const t = linkTargets
   const p = linkPixels
   const c = channelItems
-  return db
-    .select({
-      targets: sql<LinkTarget[]>`(select coalesce(json_agg(json_build_object('id', ${t.id}, 'linkId', ${t.linkId}, 'kind', ${t.kind},
-        'key', ${t.key}, 'match', ${t.match}, 'url', ${t.url}, 'position', ${t.position}) order by ${t.kind}, ${t.position}), '[]')
-        from ${t} where ${t.linkId} = ${id})`,
-      pixelIds: sql<number[]>`(select coalesce(json_agg(${p.pixelId} order by ${p.pixelId}), '[]') from ${p} where ${p.linkId} = ${id})`,
-      channelIds: sql<number[]>`(select coalesce(json_agg(${c.channelId} order by ${c.channelId}), '[]')
-        from ${c} where ${c.itemType} = 'links' and ${c.itemId} = ${id})`,
-    })
-    .from(sql`(select 1) one`)
-    .prepare('')
+  return sql`select
+    (select coalesce(json_agg(json_build_object('id', ${t.id}, 'linkId', ${t.linkId}, 'kind', ${t.kind}, 'key', ${t.key},
+      'match', ${t.match}, 'url', ${t.url}, 'position', ${t.position}) order by ${t.kind}, ${t.position}), '[]')
+      from ${t} where ${t.linkId} = ${id}) as "targets",
+    (select coalesce(json_agg(${p.pixelId} order by ${p.pixelId}), '[]') from ${p} where ${p.linkId} = ${id}) as "pixelIds",
+    (select coalesce(json_agg(${c.channelId} order by ${c.channelId}), '[]')
+      from ${c} where ${c.itemType} = 'links' and ${c.itemId} = ${id}) as "channelIds"`
 }
 
 /** Everything the single form shows beside the row itself. */
 export async function linkRelations(db: Db, link: Link) {
-  const [domain, [rel]] = await Promise.all([findDomain(db, link.domainId), prepared(db, relationsQuery).execute({ id: link.id })])
-  return { domain, targets: rel?.targets ?? [], pixelIds: rel?.pixelIds ?? [], channelIds: rel?.channelIds ?? [] }
+  const [domain, [rel]] = await Promise.all([
+    findDomain(db, link.domainId),
+    preparedRows<{ targets: LinkTarget[]; pixelIds: number[]; channelIds: number[] }>(db, relations).execute({ id: link.id }),
+  ])
+  return { domain, ...rel }
 }
 
 export type LinkRelations = Awaited<ReturnType<typeof linkRelations>>
