@@ -1,7 +1,7 @@
 import { eq, sql, type Placeholder, type SQL } from 'drizzle-orm'
 import type { Db } from '../db/client.js'
 import { preparedRows } from '../db/prepared.js'
-import { clickProfileRollups, clickRollups, clickTotals, clickTotalsThrough, links, qrCodes } from '../db/schema/index.js'
+import { clickProfileRollups, clickRollups, clickTotals, clickTotalsThrough, qrCodes } from '../db/schema/index.js'
 import { countryName } from '../lib/targets.js'
 
 export type Top = 0 | Record<string, string>
