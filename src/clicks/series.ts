@@ -111,6 +111,9 @@ export type DayCounts = {
   bots: number
 }
 
+/** A value of the statements below: given, or a placeholder of their prepared form. */
+type Value = string | Placeholder
+
 /**
  * The daily total, unique and bot counts of a range, one row a day. The three dimensions are
  * literals, not bind parameters, so the planner can prove the partial index
@@ -135,9 +138,6 @@ export function dailyCountsSql(subject: Value, range: { from: Value; to: Value }
       group by ${p.day}
     ) d group by day`
 }
-
-/** A value of these statements: given, or a placeholder of their prepared form. */
-type Value = string | Placeholder
 
 /** the placeholders of the prepared statements below */
 const param = { subject: sql.placeholder('subject'), from: sql.placeholder('from'), to: sql.placeholder('to') }
