@@ -191,6 +191,8 @@ export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promis
       // while not behind a batch names at most 500 links (their first clicks of a day cost ~200 µs)
       batchSize: 2000,
       batchSubjects: handle.kind === 'pglite' ? 500 : undefined,
+      // PGlite's one connection: a cache miss would wait behind the batch (Postgres has a pool)
+      visitsWaiting: handle.kind === 'pglite' ? () => app.linkCache?.waiting() === true : undefined,
     }),
   )
   await app.clicks.replay()

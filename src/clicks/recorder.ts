@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Db } from '../db/client.js'
 import { sql } from 'drizzle-orm'
 import { writeClickBatch, type BatchHook } from './batch.js'
+import { FlushTimer } from './flush-timer.js'
 import type { BufferedHit, Hit } from './hit.js'
 import { LiveClicks } from './live-clicks.js'
 import type { ClickSpool } from './spool.js'
@@ -29,6 +30,14 @@ export interface RecorderOptions {
   onBatch?: BatchHook
   /** the crash-safe spool (spool.ts): every hit is appended before its answer; see replay() */
   spool?: ClickSpool
+  /**
+   * whether visits wait on the database now (cache misses). On PGlite a batch holds its one
+   * connection for as long as it writes, so a timed batch waits while they do, until its oldest
+   * hit is `maxHoldMs` old; the hits are in the spool meanwhile. Default: never waits
+   */
+  visitsWaiting?: () => boolean
+  /** how long visitsWaiting may hold a hit back from its batch (default 2,000 ms) */
+  maxHoldMs?: number
 }
 
 export interface RecorderStats {
@@ -52,6 +61,8 @@ export interface SpoolCounters {
   backlog: number
 }
 
+type Optional = 'ping' | 'onBatch' | 'spool' | 'visitsWaiting'
+
 const MAX_BACKOFF_MS = 10_000
 /** a batch that fails this often while the database answers pings is refused by it, not waiting for it */
 const POISON_ATTEMPTS = 5
@@ -59,20 +70,22 @@ const POISON_ATTEMPTS = 5
 /**
  * THE click pipeline (STYLE §3.6). `record()` is a synchronous push that never awaits the database;
  * batches are written every 250 ms or once a batch is full (`batchSize`, 2,000 in the server, see
- * app.ts; `batchSubjects` caps a batch's links while not behind), each in ONE transaction (batch.ts). While the database is away the batch stays at the head of the buffer and is retried
- * with backoff; the buffer is bounded and what it cannot hold is counted and logged.
+ * app.ts; `batchSubjects` caps a batch's links while not behind), each in ONE transaction
+ * (batch.ts), later while `visitsWaiting` holds them (flush-timer.ts). While the database is away
+ * the batch stays at the head of the buffer and is retried with backoff; the buffer is bounded
+ * and what it cannot hold is counted and logged.
  */
 export class ClickRecorder {
   private buffer: BufferedHit[] = []
   private readonly db: Db
-  private readonly opts: Required<Omit<RecorderOptions, 'ping' | 'onBatch' | 'spool'>> & Pick<RecorderOptions, 'ping' | 'onBatch' | 'spool'>
-  private timer: NodeJS.Timeout | null = null
-  /** when the pending timer fires (epoch ms); and whether a flush it started is still running */
-  private timerDue = 0
-  private timerFlushing = false
+  private readonly opts: Required<Omit<RecorderOptions, Optional>> & Pick<RecorderOptions, Optional>
+  private readonly timer = new FlushTimer({
+    flush: () => this.drain(true),
+    next: (failed) => (failed || this.behind() ? 0 : this.buffer.length > 0 ? this.opts.flushIntervalMs : null),
+    hold: () => this.holding(),
+  })
   private chain: Promise<void> = Promise.resolve()
   private closed = false
-  private backoffUntil = 0
   private consecutiveFailures = 0
   private lastOverflowLog = 0
   private overflowSinceLog = 0
@@ -92,7 +105,7 @@ export class ClickRecorder {
   constructor(opts: RecorderOptions) {
     this.db = opts.db
     // batchSubjects after the spread: the server passes it as undefined on Postgres
-    this.opts = { flushIntervalMs: 250, batchSize: 500, maxBuffer: 100_000, ...opts, batchSubjects: opts.batchSubjects ?? Infinity }
+    this.opts = { flushIntervalMs: 250, batchSize: 500, maxBuffer: 100_000, maxHoldMs: 2_000, ...opts, batchSubjects: opts.batchSubjects ?? Infinity }
     if (opts.spool) {
       opts.spool.onRefused = (err) => this.spoolFailed(err)
       opts.spool.onAnswerError = (err) => this.opts.log.error({ err }, 'answering a visit after the spool write failed')
@@ -114,7 +127,7 @@ export class ClickRecorder {
         this.counters.recorded++
         this.bySource[hit.source]++
         this.backlog++
-        this.schedule(this.opts.flushIntervalMs)
+        this.timer.arm(this.opts.flushIntervalMs)
         return
       }
     }
@@ -136,7 +149,7 @@ export class ClickRecorder {
     this.counters.recorded++
     this.bySource[hit.source]++
     if (human) this.live.buffered(hit.linkId!)
-    this.schedule(this.buffer.length >= this.opts.batchSize ? 0 : this.opts.flushIntervalMs)
+    this.timer.arm(this.buffer.length >= this.opts.batchSize ? 0 : this.opts.flushIntervalMs)
   }
 
   /** Whether a recorded hit's line still waits for this turn's spool write (its answer must wait too). */
@@ -179,7 +192,7 @@ export class ClickRecorder {
     }
     if (hits.length > 0) {
       this.opts.log.info({ clicks: hits.length, spool: spool.name }, 'replaying clicks left in the spool by the last run')
-      this.schedule(0)
+      this.timer.arm(0)
     }
     return hits.length
   }
@@ -199,10 +212,15 @@ export class ClickRecorder {
    * the background retry keeps trying.
    */
   flush(): Promise<void> {
+    return this.drain(false)
+  }
+
+  /** What flush() does; the timer's flush (`timed`) stops between batches while visits wait. */
+  private drain(timed: boolean): Promise<void> {
     const run = this.chain.then(async () => {
       if (this.opts.spool) this.refill()
       let todo = this.buffer.length
-      while (todo > 0 && this.buffer.length > 0) todo -= await this.writeBatch()
+      while (todo > 0 && this.buffer.length > 0 && !(timed && this.holding())) todo -= await this.writeBatch()
     })
     this.chain = run.catch(() => {})
     return run
@@ -210,8 +228,7 @@ export class ClickRecorder {
 
   /** Drains the buffer (retrying for a while if the database is away), then refuses new hits. */
   async close(deadlineMs = 15_000): Promise<void> {
-    if (this.timer) clearTimeout(this.timer)
-    this.timer = null
+    this.timer.stop()
     const deadline = Date.now() + deadlineMs
     let wait = 100
     while (this.buffer.length > 0 || this.backlog > 0) {
@@ -241,31 +258,10 @@ export class ClickRecorder {
     }
   }
 
-  /**
-   * Arms the flush timer unless a flush comes as soon or is running (it schedules the next when it
-   * ends): while behind, every visit asks for one at once, and re-arming a timer per visit, or
-   * queueing a flush per turn behind the batch in flight, was redirect-path work that wrote nothing sooner.
-   */
-  private schedule(delayMs: number) {
-    if (this.closed || this.timerFlushing) return
-    const now = Date.now()
-    const due = now + Math.max(delayMs, this.backoffUntil - now)
-    if (this.timer) {
-      if (due >= this.timerDue) return
-      clearTimeout(this.timer)
-    }
-    this.timerDue = due
-    this.timer = setTimeout(() => {
-      this.timer = null
-      this.timerFlushing = true
-      const next = (failed: boolean) => {
-        this.timerFlushing = false
-        if (failed) this.schedule(0)
-        else if (this.buffer.length > 0 || this.diskAfter !== null) this.schedule(this.behind() ? 0 : this.opts.flushIntervalMs)
-      }
-      this.flush().then(() => next(false), () => next(true))
-    }, due - now)
-    this.timer.unref()
+  /** A timed batch waits for the visits waiting on the database, unless a hit is overdue or the buffer half full. */
+  private holding(): boolean {
+    if (!this.opts.visitsWaiting || this.buffer.length === 0 || this.diskAfter !== null || this.buffer.length >= this.opts.maxBuffer / 2) return false
+    return Date.now() - this.buffer[0].at < this.opts.maxHoldMs && this.opts.visitsWaiting()
   }
 
   /** A full batch waits, or hits wait on disk: the next batch is due at once, and takes batchSize. */
@@ -299,7 +295,7 @@ export class ClickRecorder {
       this.counters.written += written
       this.counters.discarded += batch.length - written
       this.consecutiveFailures = 0
-      this.backoffUntil = 0
+      this.timer.backoffUntil = 0
       this.live.batchCommitted()
       return batch.length
     } finally {
@@ -367,7 +363,7 @@ export class ClickRecorder {
     this.counters.failures++
     this.consecutiveFailures++
     const delay = Math.min(250 * 2 ** (this.consecutiveFailures - 1), MAX_BACKOFF_MS)
-    this.backoffUntil = Date.now() + delay
+    this.timer.backoffUntil = Date.now() + delay
     const message = (err as Error)?.message ?? String(err)
     const reachable = this.consecutiveFailures >= POISON_ATTEMPTS && this.opts.ping ? await this.opts.ping() : false
     if (reachable) {
@@ -375,7 +371,7 @@ export class ClickRecorder {
       this.take(batch)
       this.counters.dropped += batch.length
       this.consecutiveFailures = 0
-      this.backoffUntil = 0
+      this.timer.backoffUntil = 0
       this.opts.log.error({ err: message, dropped: batch.length }, 'click batch refused by the database: dropped')
       return batch.length
     }

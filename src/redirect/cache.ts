@@ -197,6 +197,11 @@ export class LinkCache {
     return this.load(`#${id}`, () => loadLinkById(this.o.db, id))
   }
 
+  /** Whether a visit waits for a link or a domain to be read now (the click recorder holds its batch meanwhile). */
+  waiting(): boolean {
+    return this.loading.size > 0 || this.loadingHosts.size > 0
+  }
+
   /** Lookups answered from memory and from the database since start, and links held now (/metrics). */
   stats(): { hits: number; misses: number; size: number } {
     return { hits: this.hits, misses: this.misses, size: this.links.size }
