@@ -1,7 +1,7 @@
-import { eq, sql, type Placeholder, type SQL } from 'drizzle-orm'
+import { sql, type Placeholder, type SQL } from 'drizzle-orm'
 import type { Db } from '../db/client.js'
 import { preparedRows } from '../db/prepared.js'
-import { clickProfileRollups, clickRollups, clickTotals, clickTotalsThrough, qrCodes } from '../db/schema/index.js'
+import { clickProfileRollups, clickRollups, clickTotals, clickTotalsThrough } from '../db/schema/index.js'
 import { countryName } from '../lib/targets.js'
 
 export type Top = 0 | Record<string, string>
@@ -113,17 +113,17 @@ export async function linkStats(db: Db, link: LinkCounters): Promise<LinkStats> 
   }
 }
 
+/** A QR code row's counters, which the caller has just read with the row. */
+export type QrCounters = { id: number; scans: number; uniqueScans: number; botScans: number }
+
 /** Statistics of a QR code's scans (`GET /api/qr/:id`); `instagram` replaces `google`. */
-export async function qrStats(db: Db, qrId: number): Promise<QrStats> {
-  const [[counters], sums] = await Promise.all([
-    db.select({ clicks: qrCodes.scans, unique: qrCodes.uniqueScans, bots: qrCodes.botScans }).from(qrCodes).where(eq(qrCodes.id, qrId)),
-    rollupSums(db, `q${qrId}`),
-  ])
+export async function qrStats(db: Db, qr: QrCounters): Promise<QrStats> {
+  const sums = await rollupSums(db, `q${qr.id}`)
   return {
-    clicks: counters?.clicks ?? 0,
-    uniqueClicks: counters?.unique ?? 0,
+    clicks: qr.scans,
+    uniqueClicks: qr.uniqueScans,
     ...common(sums),
     socialCount: { facebook: social(sums, 'facebook'), twitter: social(sums, 'twitter'), instagram: social(sums, 'instagram') },
-    botClicks: counters?.bots ?? 0,
+    botClicks: qr.botScans,
   }
 }

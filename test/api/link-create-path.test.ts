@@ -103,7 +103,6 @@ describe('the plain create is planned once', () => {
     (await db.execute<{ name: string; statement: string }>(sql`select name, statement from pg_prepared_statements where statement like '%insert into "links"%'`)).rows
 
   it.skipIf(!!process.env.TEST_DATABASE_URL)('PGlite: prepared once in the worker, the blocklist guard working through it', async () => {
-    const odd = `b"l\\o{c,k}'ed.example`
     expect((await admin.api.post('/api/blocklist/add', { type: 'domain', value: 'blocked-once.example', reason: 'test' })).statusCode).toBe(200)
     await addLink(pro, { url: 'https://example.com/planned-1' })
     await addLink(pro, { url: 'https://example.com/planned-2' })

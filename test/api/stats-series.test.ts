@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { sql } from 'drizzle-orm'
 import { PgDialect } from 'drizzle-orm/pg-core'
 import { dailyCountsSql, type DayCounts } from '../../src/clicks/series.js'
+import { CASING } from '../../src/db/client.js'
 import { foldTotals } from '../../src/clicks/totals.js'
 import { toDay } from '../../src/http/format.js'
 import { appWith, expectError, type TestApp, type TestUser } from '../helpers/app.js'
@@ -191,7 +192,7 @@ describe('the daily series query', () => {
         (values ('total', ''), ('unique', ''), ('bot', ''), ('country', 'US'), ('country', 'DE'), ('browser', 'Chrome'),
           ('browser', 'Firefox'), ('os', 'Linux'), ('referrer', ''), ('device', ''), ('language', 'en'), ('social', 'google')) v(dim, lab)`)
     await t.app.db.execute(sql`analyze click_rollups`)
-    const q = new PgDialect({ casing: 'snake_case' }).sqlToQuery(dailyCountsSql('l900002', { from: '2026-01-01', to: '2026-12-31' }))
+    const q = new PgDialect({ casing: CASING }).sqlToQuery(dailyCountsSql('l900002', { from: '2026-01-01', to: '2026-12-31' }))
     const literals = q.params.map((p) => `'${String(p).replace(/'/g, "''")}'`).join(', ')
     const plan = await t.app.db.transaction(async (tx) => {
       await tx.execute(sql`set local plan_cache_mode = force_generic_plan`)

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { and, asc, desc, eq, ilike, inArray, isNull, sql, type SQL } from 'drizzle-orm'
-import { defaultPlan, effectivePlan, expireSubscriptions, onPaidPlan, planLapsedSql } from '../../accounts/effective-plan.js'
+import { defaultPlan, expireSubscriptions, onPaidPlan, planLapsedSql } from '../../accounts/effective-plan.js'
 import type { Plan, User } from '../../accounts/types.js'
 import type { Db, Tx } from '../../db/client.js'
 import { containsPattern } from '../../db/like.js'

@@ -83,7 +83,7 @@ const qr: FastifyPluginAsync = async (app) => {
   r.get('/api/qr/:id', { schema: { params: idParam } }, async (req) => {
     const row = await repo.findOwnedQr(app.db, req.user.id, req.params.id)
     if (!row) throw notFound('QR code not found.')
-    return { error: 0, details: presentQr(app.config, row), data: await qrStats(app.db, row.id) }
+    return { error: 0, details: presentQr(app.config, row), data: await qrStats(app.db, row) }
   })
 
   // GET /api/qr/:id/design – (extension) what the code was made from, so an editor can start from it;
