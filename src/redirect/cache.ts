@@ -197,7 +197,10 @@ export class LinkCache {
     return this.load(`#${id}`, () => loadLinkById(this.o.db, id))
   }
 
-  /** Whether a visit waits for a link or a domain to be read now (the click recorder holds its batch meanwhile). */
+  /**
+   * Whether a link or a domain is being read now: a visit's miss, or an aged link's reload in the
+   * background (brief, and not told apart). The click recorder holds its batch meanwhile.
+   */
   waiting(): boolean {
     return this.loading.size > 0 || this.loadingHosts.size > 0
   }
