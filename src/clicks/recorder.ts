@@ -180,21 +180,21 @@ export class ClickRecorder {
     } catch {
       /* the database is away: the clock and the segments' own sequences still order them */
     }
-    const hits = spool.replay()
+    // at most what the memory buffer holds: the rest is read back from disk as the buffer drains
+    const { hits, total } = spool.replay(Math.max(0, this.opts.maxBuffer - this.buffer.length))
     for (const h of hits) {
-      if (this.buffer.length >= this.opts.maxBuffer) {
-        this.diskAfter = this.buffer[this.buffer.length - 1].seq!
-        this.backlog = hits.length - this.buffer.length
-        break
-      }
       this.buffer.push(h)
       if (h.human) this.live.buffered(h.linkId!)
     }
-    if (hits.length > 0) {
-      this.opts.log.info({ clicks: hits.length, spool: spool.name }, 'replaying clicks left in the spool by the last run')
+    if (total > hits.length) {
+      this.diskAfter = hits.length > 0 ? hits[hits.length - 1].seq! : 0
+      this.backlog = total - hits.length
+    }
+    if (total > 0) {
+      this.opts.log.info({ clicks: total, inMemory: hits.length, spool: spool.name }, 'replaying clicks left in the spool by the last run')
       this.timer.arm(0)
     }
-    return hits.length
+    return total
   }
 
   stats(): RecorderStats {

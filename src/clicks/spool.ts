@@ -91,6 +91,16 @@ function toLine(h: BufferedHit, seq: number): string {
   return `${JSON.stringify(line)}\n`
 }
 
+/**
+ * A line's sequence without parsing the rest (`[seq,...]`); null where the line cannot be a whole
+ * record (torn by a crash). Lines a replay or a refill passes over are only looked at this far.
+ */
+function seqOf(text: string): number | null {
+  if (text.charCodeAt(0) !== 0x5b || text.charCodeAt(text.length - 1) !== 0x5d) return null
+  const seq = Number(text.slice(1, text.indexOf(',')))
+  return Number.isSafeInteger(seq) ? seq : null
+}
+
 function fromLine(text: string): BufferedHit | null {
   let l: Line
   try {
@@ -170,28 +180,39 @@ export class ClickSpool {
     if (seq > this.nextSeq) this.nextSeq = seq
   }
 
-  /** Every record the segments hold, in order; the caller writes them like fresh hits. */
-  replay(): BufferedHit[] {
-    const out: BufferedHit[] = []
+  /**
+   * What a crash or an outage left in the segments: the first `limit` records as hits, oldest first
+   * (the caller writes them like fresh ones), and how many the segments hold in all. The rest stay
+   * on disk for `read()`: an outage can leave millions of clicks here, which loaded at once would
+   * take gigabytes of memory at every start. Records are in sequence order: segments by their first
+   * sequence, lines as appended, and a new start never hands out a sequence below the last one's.
+   */
+  replay(limit: number): { hits: BufferedHit[]; total: number } {
+    const hits: BufferedHit[] = []
+    let total = 0
+    let top = 0
     for (const s of this.segments) {
       for (const text of readFileSync(s.file, 'utf8').split('\n')) {
-        if (!text) continue
-        const h = fromLine(text)
-        if (!h) continue
-        out.push(h)
-        s.last = Math.max(s.last, h.seq!)
+        const seq = text ? seqOf(text) : null
+        if (seq === null) continue
+        if (hits.length < limit) {
+          const h = fromLine(text)
+          if (!h) continue
+          hits.push(h)
+        }
+        total++
+        if (seq > s.last) s.last = seq
+        if (seq > top) top = seq
         s.records++
       }
     }
-    out.sort((a, b) => a.seq! - b.seq!)
-    const top = out.length ? out[out.length - 1].seq! + 1 : 0
-    if (top > this.nextSeq) {
-      this.nextSeq = top
-      ;(this as { replayBelow: number }).replayBelow = top
+    if (top + 1 > this.nextSeq) {
+      this.nextSeq = top + 1
+      ;(this as { replayBelow: number }).replayBelow = top + 1
     }
     // segments that held nothing readable are done with
     this.segments = this.segments.filter((s) => s.records > 0 || !this.unlink(s.file))
-    return out
+    return { hits, total }
   }
 
   /**
@@ -280,9 +301,10 @@ export class ClickSpool {
     for (const s of [...this.segments, ...(this.current ? [this.current] : [])]) {
       if (s.last <= afterSeq) continue
       for (const text of readFileSync(s.file, 'utf8').split('\n')) {
-        if (!text) continue
+        const seq = text ? seqOf(text) : null
+        if (seq === null || seq <= afterSeq) continue
         const h = fromLine(text)
-        if (h && h.seq! > afterSeq) out.push(h)
+        if (h) out.push(h)
         if (out.length >= limit) return out
       }
     }

@@ -117,6 +117,39 @@ describe('click spool', () => {
     return row
   }
 
+  it('replays at most what memory holds and reads the rest back from disk in order, over several segments and a torn line', () => {
+    const dir = tempDir()
+    const first = new ClickSpool(dir)
+    // more than two segments' worth (20,000 records each), written in turns of 1,000
+    const n = 45_000
+    const seqs: number[] = []
+    for (let i = 0; i < n; i++) {
+      seqs.push(first.append({ ...hitOf(1 + (i % 7), i % 250), at: 1_000 + i, human: true }))
+      if (i % 1_000 === 999) first.write()
+    }
+    first.close()
+    expect(spoolFiles(dir)).toHaveLength(3)
+    // the crash tore the last write: a line cut short, which no replay may count or parse
+    const last = spoolFiles(dir).sort((a, b) => Number(a.match(/-(\d+)\.spool$/)![1]) - Number(b.match(/-(\d+)\.spool$/)![1]))[2]
+    writeFileSync(join(dir, 'spool', last), `${readFileSync(join(dir, 'spool', last), 'utf8')}[${seqs[n - 1] + 1},1,2,0,`)
+
+    const second = new ClickSpool(dir)
+    const { hits, total } = second.replay(1_000)
+    expect(total).toBe(n)
+    expect(hits.map((h) => h.seq)).toEqual(seqs.slice(0, 1_000))
+    expect(hits[999]).toMatchObject({ linkId: 1 + (999 % 7), at: 1_999, source: 'link', human: true })
+    // the rest, oldest first, as the recorder's refill asks for it once its buffer has room
+    const rest = second.read(hits[999].seq!, 30_000)
+    expect(rest.map((h) => h.seq)).toEqual(seqs.slice(1_000, 31_000))
+    const tail = second.read(rest[rest.length - 1].seq!, 30_000)
+    expect(tail.map((h) => h.seq)).toEqual(seqs.slice(31_000))
+    // new records follow every replayed one, and committing the last deletes every segment
+    expect(second.append(hitOf(1, 1))).toBeGreaterThan(seqs[n - 1])
+    second.committed(seqs[n - 1])
+    expect(spoolFiles(dir)).toEqual([])
+    second.close()
+  })
+
   it('writes the lines of an event-loop turn in one write, and runs the answers that wait for them after it, in order', async () => {
     const dir = tempDir()
     const link = await linkFor('turn1')
@@ -212,6 +245,9 @@ describe('click spool', () => {
     down = false
     const second = recorder(new ClickSpool(dir))
     expect(await second.replay()).toBe(12)
+    // memory takes what it holds; the other 7 are read back from disk as the buffer drains
+    expect(second.stats().buffered).toBe(5)
+    expect(second.spoolStats().backlog).toBe(7)
     for (let i = 12; i < 20; i++) second.record(hit(i))
     await second.close()
     expect(second.stats()).toMatchObject({ written: 20, dropped: 0, buffered: 0 })
