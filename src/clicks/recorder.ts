@@ -319,11 +319,14 @@ export class ClickRecorder {
     return n
   }
 
-  /** Reads back hits that overflowed to disk, in order, once the buffer has room. */
+  /**
+   * Reads back hits that overflowed to disk, in order, once the buffer has room: two batches' worth
+   * at a time, since the read runs on the event loop (50,000 at once held every visit for 65-107 ms).
+   */
   private refill() {
     if (this.diskAfter === null || this.buffer.length > this.opts.maxBuffer / 2) return
     this.opts.spool!.write()
-    const room = this.opts.maxBuffer - this.buffer.length
+    const room = Math.min(this.opts.maxBuffer - this.buffer.length, 2 * this.opts.batchSize)
     const hits = this.opts.spool!.read(this.diskAfter, room)
     for (const h of hits) {
       this.buffer.push(h)

@@ -2,6 +2,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, 
 import { join } from 'node:path'
 import { nanoid } from 'nanoid'
 import type { BufferedHit } from './hit.js'
+import { linesFrom } from './spool-lines.js'
 
 /**
  * The crash-safe click spool (DECISIONS §10.7, decisions log "Click spool"). Every recorded hit is
@@ -151,6 +152,8 @@ export class ClickSpool {
   readonly replayBelow: number
   private readonly counters = { appended: 0, failed: 0, writes: 0 }
   private writeQueued = false
+  /** where the last read() stopped: the next one, if it continues from that record, starts there */
+  private readTo: { file: string; offset: number; seq: number } | null = null
   /** answers of visits whose lines are queued: sent after the turn's write */
   private answers: (() => void)[] = []
   /** told when the disk refuses a write (the recorder logs it); the lines are counted in stats().failed */
@@ -192,8 +195,8 @@ export class ClickSpool {
     let total = 0
     let top = 0
     for (const s of this.segments) {
-      for (const text of readFileSync(s.file, 'utf8').split('\n')) {
-        const seq = text ? seqOf(text) : null
+      for (const [text] of linesFrom(s.file)) {
+        const seq = seqOf(text)
         if (seq === null) continue
         if (hits.length < limit) {
           const h = fromLine(text)
@@ -295,17 +298,27 @@ export class ClickSpool {
     }
   }
 
-  /** Records after `afterSeq` on disk (not those still queued), oldest first, at most `limit`: what overflowed the memory buffer. */
+  /**
+   * Records after `afterSeq` on disk (not those still queued), oldest first, at most `limit`: what
+   * overflowed the memory buffer. A read that continues the last one (its last record is
+   * `afterSeq`) starts at the byte where that one stopped, not at the top of its segment.
+   */
   read(afterSeq: number, limit: number): BufferedHit[] {
     const out: BufferedHit[] = []
+    const resume = this.readTo !== null && this.readTo.seq === afterSeq ? this.readTo : null
+    this.readTo = null
     for (const s of [...this.segments, ...(this.current ? [this.current] : [])]) {
       if (s.last <= afterSeq) continue
-      for (const text of readFileSync(s.file, 'utf8').split('\n')) {
-        const seq = text ? seqOf(text) : null
+      for (const [text, end] of linesFrom(s.file, resume?.file === s.file ? resume.offset : 0)) {
+        const seq = seqOf(text)
         if (seq === null || seq <= afterSeq) continue
         const h = fromLine(text)
-        if (h) out.push(h)
-        if (out.length >= limit) return out
+        if (!h) continue
+        out.push(h)
+        if (out.length >= limit) {
+          this.readTo = { file: s.file, offset: end, seq }
+          return out
+        }
       }
     }
     return out

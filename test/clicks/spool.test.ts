@@ -13,6 +13,7 @@ import { seedPlans } from '../../src/resources/admin/plans.js'
 import { links, plans, users } from '../../src/db/schema/index.js'
 import { ClickRecorder, type Hit } from '../../src/clicks/recorder.js'
 import { ClickSpool } from '../../src/clicks/spool.js'
+import type { BufferedHit } from '../../src/clicks/hit.js'
 import { testConfig, testDatabase, type TestApp } from '../helpers/app.js'
 import { insertLink } from '../helpers/fixtures.js'
 import { clickRows, counters, expectRedirect, visit } from '../helpers/visits.js'
@@ -124,7 +125,10 @@ describe('click spool', () => {
     const n = 45_000
     const seqs: number[] = []
     for (let i = 0; i < n; i++) {
-      seqs.push(first.append({ ...hitOf(1 + (i % 7), i % 250), at: 1_000 + i, human: true }))
+      // multi-byte characters in every line: the reader's chunks split some of them
+      const hit = hitOf(1 + (i % 7), i % 250)
+      hit.visitor.userAgent = `Mozilla/5.0 (X11; Linux) Käfer/${i} 🐞`
+      seqs.push(first.append({ ...hit, at: 1_000 + i, human: true }))
       if (i % 1_000 === 999) first.write()
     }
     first.close()
@@ -138,13 +142,15 @@ describe('click spool', () => {
     expect(total).toBe(n)
     expect(hits.map((h) => h.seq)).toEqual(seqs.slice(0, 1_000))
     expect(hits[999]).toMatchObject({ linkId: 1 + (999 % 7), at: 1_999, source: 'link', human: true })
-    // the rest, oldest first, as the recorder's refill asks for it once its buffer has room
-    const rest = second.read(hits[999].seq!, 30_000)
-    expect(rest.map((h) => h.seq)).toEqual(seqs.slice(1_000, 31_000))
-    const tail = second.read(rest[rest.length - 1].seq!, 30_000)
-    expect(tail.map((h) => h.seq)).toEqual(seqs.slice(31_000))
+    // the rest, oldest first, as the recorder's refill asks for it: a few thousand at a time, each
+    // read going on where the last stopped; one from an earlier point starts that segment afresh
+    const rest: BufferedHit[] = []
+    for (let got = second.read(hits[999].seq!, 7_000); got.length > 0; got = second.read(got[got.length - 1].seq!, 7_000)) rest.push(...got)
+    expect(rest.map((h) => h.seq)).toEqual(seqs.slice(1_000))
+    expect(rest.map((h) => h.visitor.userAgent)).toEqual(seqs.slice(1_000).map((_, i) => `Mozilla/5.0 (X11; Linux) Käfer/${i + 1_000} 🐞`))
+    expect(second.read(seqs[29_999], 3).map((h) => h.seq)).toEqual(seqs.slice(30_000, 30_003))
     // new records follow every replayed one, and committing the last deletes every segment
-    expect(second.append(hitOf(1, 1))).toBeGreaterThan(seqs[n - 1])
+    expect(second.append({ ...hitOf(1, 1), at: 1, human: true })).toBeGreaterThan(seqs[n - 1])
     second.committed(seqs[n - 1])
     expect(spoolFiles(dir)).toEqual([])
     second.close()
