@@ -18,9 +18,22 @@ import { batchedLoads } from './miss-loads.js'
  */
 const LINK_FRESH = 5 * 60_000
 const LINK_TTL = 10 * 60_000
-const HOST_TTL = 5 * 60_000
-/** an unknown host is remembered briefly, so a newly added domain starts answering within seconds */
-const UNKNOWN_HOST_TTL = 5_000
+/**
+ * A host's answer (its branded domain, or none) is read again once past its freshness, behind the
+ * visit that finds it so; the visit is answered from memory. An unknown host is fresh briefly, so a
+ * domain added where no invalidation reaches (no REDIS_URL) starts answering within seconds. Past
+ * HOST_TTL (a database away for that long) an entry is not served.
+ */
+const HOST_FRESH = 5 * 60_000
+const UNKNOWN_HOST_FRESH = 5_000
+const HOST_TTL = 10 * 60_000
+
+interface HostEntry {
+  /** the branded domain on this host, or null: the default domain answers */
+  domain: ServeDomain | null
+  /** epoch ms after which the next visit reads it again in the background */
+  freshUntil: number
+}
 
 /**
  * A request's Host as branded domains are stored (`domains.host`): lower-case, no trailing dot,
@@ -43,6 +56,8 @@ export interface LinkCacheOptions {
   /** LINK_FRESH and LINK_TTL, shorter in tests */
   freshMs?: number
   ttlMs?: number
+  /** HOST_FRESH and UNKNOWN_HOST_FRESH, shorter in tests */
+  hostFreshMs?: number
 }
 
 /**
@@ -57,7 +72,7 @@ export class LinkCache {
    * one key as a plain string (nearly every link), several as an array. No Set per cached link.
    */
   private readonly keysById = new Map<number, string | string[]>()
-  private readonly hosts = new LRUCache<string, ServeDomain | false>({ max: 10_000, ttl: HOST_TTL })
+  private readonly hosts = new LRUCache<string, HostEntry>({ max: 10_000, ttl: HOST_TTL })
   private readonly loading = new Map<string, Promise<ServeLink | null>>()
   private readonly loadingHosts = new Map<string, Promise<ServeDomain | null>>()
   /** bumped by every invalidation: a load that raced one is served but not cached */
@@ -148,23 +163,26 @@ export class LinkCache {
     }
     if (h === this.o.defaultHost || h === '') return null
     const cached = this.hosts.get(h)
-    if (cached !== undefined) return cached || null
-    return this.loadDomain(h)
+    if (cached === undefined) return this.loadDomain(h)
+    // past its freshness it still answers: on PGlite the read could wait behind a click batch
+    if (cached.freshUntil < Date.now() && !this.loadingHosts.has(h)) this.loadDomain(h).catch(() => {})
+    return cached.domain
   }
 
-  /** One read per host at a time: when an unknown host's entry expires, every visit in flight asked again. */
+  /** One read per host at a time: every visit in flight that asks for it shares the one read. */
   private loadDomain(host: string): Promise<ServeDomain | null> {
     return sharedRun(this.loadingHosts, host, async () => {
       const generation = this.generation
-      const row = await findDomainByHost(this.o.db, host)
-      if (generation === this.generation) this.hosts.set(host, row ?? false, row ? undefined : { ttl: UNKNOWN_HOST_TTL })
+      const row = (await findDomainByHost(this.o.db, host)) ?? null
+      const fresh = this.o.hostFreshMs ?? (row ? HOST_FRESH : UNKNOWN_HOST_FRESH)
+      if (generation === this.generation) this.hosts.set(host, { domain: row, freshUntil: Date.now() + fresh })
       return row
     })
   }
 
   /** A branded domain by id (the short URL of a link reached through the rotator). */
   async domainById(id: number): Promise<ServeDomain | null> {
-    for (const d of this.hosts.values()) if (d && d.id === id) return d
+    for (const e of this.hosts.values()) if (e.domain && e.domain.id === id) return e.domain
     return findDomainById(this.o.db, id)
   }
 
@@ -285,7 +303,7 @@ export class LinkCache {
 
   private dropDomain(domainId: number) {
     this.generation++
-    for (const [host, d] of this.hosts.entries()) if (d === false || d.id === domainId) this.hosts.delete(host)
+    for (const [host, e] of this.hosts.entries()) if (e.domain === null || e.domain.id === domainId) this.hosts.delete(host)
     for (const [key, link] of this.links.entries()) if (link.domainId === domainId) this.links.delete(key)
     const prefix = `${domainId}|`
     for (const key of [...this.links.keys()]) if (key.startsWith(prefix)) this.links.delete(key)

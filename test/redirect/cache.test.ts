@@ -3,9 +3,9 @@ import type { FastifyInstance } from 'fastify'
 import { eq } from 'drizzle-orm'
 import type pg from 'pg'
 import { buildApp } from '../../src/app.js'
-import { links } from '../../src/db/schema/index.js'
+import { domains, links } from '../../src/db/schema/index.js'
 import { LinkCache } from '../../src/redirect/cache.js'
-import { liveClicks } from '../../src/redirect/loader.js'
+import { liveClicks, type ServeDomain } from '../../src/redirect/loader.js'
 import { hotName } from '../../src/db/hot-statements.js'
 import { LiveClicks } from '../../src/clicks/live-clicks.js'
 import { appWith, testApp, testConfig, type TestApp, type TestUser } from '../helpers/app.js'
@@ -161,6 +161,28 @@ describe('aged cache entries', () => {
     expect(await urlOf(cache, 'aged1')).toBe('https://example.com/old') // aged: answered from memory...
     await eventually(async () => (await urlOf(cache, 'aged1')) === 'https://example.com/new', 'the aged entry was reloaded')
     expect(cache.stats().misses).toBe(before) // ...and never a miss
+  })
+
+  it('answers a host past its freshness from memory, reads it again behind the visit, then answers what the database holds', async () => {
+    const host = 'go.aged-host.test'
+    const cache = new LinkCache({ db: t.app.db, defaultHost: 'kurz.test', liveClicks: t.app.clicks.live, log: t.app.log, redis: null, hostFreshMs: 50 })
+    expect(await cache.domainFor(host)).toBeNull() // unknown: read, then remembered
+    // added through the API: the app's own cache is told, this one (no Redis) is not
+    const added = await pro.api.post('/api/domain/add', { domain: `https://${host}`, redirectroot: 'https://aged-host.test/a' })
+    expect(added.statusCode).toBe(200)
+    expect(cache.domainFor(host)).toBeNull() // fresh: no read
+    await aged()
+    // past its freshness: the old answer at once, not a promise of a read...
+    expect(cache.domainFor(host)).toBeNull()
+    expect(cache.waiting()).toBe(true)
+    // ...and the read behind it brings the domain in
+    await eventually(async () => (cache.domainFor(host) as ServeDomain | null)?.redirectRoot === 'https://aged-host.test/a', 'the aged host was read again')
+    await t.app.db.update(domains).set({ redirectRoot: 'https://aged-host.test/b' }).where(eq(domains.host, host)) // behind its back
+    await aged()
+    const stale = cache.domainFor(host)
+    expect(stale).not.toBeInstanceOf(Promise)
+    expect((stale as ServeDomain).redirectRoot).toBe('https://aged-host.test/a')
+    await eventually(async () => (cache.domainFor(host) as ServeDomain | null)?.redirectRoot === 'https://aged-host.test/b', 'the changed domain was read again')
   })
 
   it('drops an aged link that is gone from the database', async () => {
