@@ -216,8 +216,8 @@ export class LinkCache {
   }
 
   /**
-   * Whether a link or a domain is being read now: a visit's miss, or an aged link's reload in the
-   * background (brief, and not told apart). The click recorder holds its batch meanwhile.
+   * Whether a link or a domain is being read now: a visit's miss, or an aged link's or host's
+   * reload in the background (brief, and not told apart). The click recorder holds its batch meanwhile.
    */
   waiting(): boolean {
     return this.loading.size > 0 || this.loadingHosts.size > 0
