@@ -6,6 +6,7 @@
  * clicks before it are written.
  */
 import { SIZES, burst, fmt, log, median, type Row } from './lib.js'
+import { BackendSampler, coreShares, coreTimes, treeCpu } from './proc.js'
 import { CACHED_ALIAS } from './redirect.js'
 import { drained, type Backend } from './servers.js'
 
@@ -60,13 +61,29 @@ export async function randomAliasRows(list: Backend[]): Promise<Row[]> {
     const r = await pass(b.server!.url, order.get(b)!.slice(coldTotal))
     log(`${b.label}: warm-up pass ${fmt(r.rps)}/s, ${((Date.now() - t0) / 1000).toFixed(0)} s`)
   }
+  // where a warm burst's CPU went, its clicks' writes included: the row's explanation when missed
+  const accounted = async (b: Backend, path: string | (() => string)) => {
+    await settled()
+    const sampler = b.dbName ? new BackendSampler(b.dbName) : null
+    const cpu0 = treeCpu(b.server!.child.pid!)
+    const cores0 = coreTimes()
+    sampler?.begin()
+    const r = await burst(b.server!.url, SIZES.warmVisits, path)
+    const cores = coreShares(cores0, coreTimes())
+    await drained(b.server!)
+    const kurz = ((treeCpu(b.server!.child.pid!) - cpu0) / r.answered) * 1e6
+    const db = sampler ? `, backends ${((sampler.end().total / r.answered) * 1e6).toFixed(1)} µs` : ''
+    return { r, spent: `Kurz ${kurz.toFixed(1)} µs${db} a visit; ${cores}` }
+  }
   for (let i = 0; i < SIZES.rounds; i++) {
     for (const b of i % 2 ? [...list].reverse() : list) {
-      const r = await settledBurst(b, SIZES.warmVisits, () => `/${RANDOM_PREFIX}${Math.floor(Math.random() * n)}`)
+      const { r, spent } = await accounted(b, () => `/${RANDOM_PREFIX}${Math.floor(Math.random() * n)}`)
       if (r.other) log(`${b.label}: ${r.other} warm answers that were not 302`)
-      const ref = await settledBurst(b, SIZES.warmVisits, `/${CACHED_ALIAS}`)
-      warm.get(b)!.push(r.rps / ref.rps)
-      log(`warm round ${i + 1}, ${b.label}: ${fmt(r.rps)}/s random vs ${fmt(ref.rps)}/s one link`)
+      const ref = await accounted(b, `/${CACHED_ALIAS}`)
+      warm.get(b)!.push(r.rps / ref.r.rps)
+      log(`warm round ${i + 1}, ${b.label}: ${fmt(r.rps)}/s random vs ${fmt(ref.r.rps)}/s one link`)
+      log(`  random: ${spent}`)
+      log(`  one link: ${ref.spent}`)
     }
   }
   // the clicks of these rounds are written before the next row measures anything

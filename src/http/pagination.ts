@@ -22,6 +22,21 @@ export type PageQuery = z.output<typeof pageQuery>
 
 export const offsetOf = (q: PageQuery) => (q.page - 1) * q.limit
 
+/**
+ * A page of a list, and the list's total. The total is counted only when the page cannot tell it:
+ * a page neither full nor empty past the first is the list's last one, so the total is what comes
+ * before it plus what it holds. Short lists and most searches then cost one query instead of two
+ * (a search's count scans as many rows as its page, on PGlite in the one connection everything
+ * waits for). Drizzle runs a query when it is awaited, so a count not needed never runs.
+ */
+export async function withTotal<T>(q: PageQuery, rows: PromiseLike<T[]>, count: PromiseLike<{ total: number }[]>): Promise<{ rows: T[]; total: number }> {
+  const page = await rows
+  const before = offsetOf(q)
+  if (page.length > 0 ? page.length < q.limit : before === 0) return { rows: page, total: before + page.length }
+  const [{ total }] = await count
+  return { rows: page, total }
+}
+
 export function pageData(total: number, q: PageQuery) {
   const maxpage = Math.max(1, Math.ceil(total / q.limit))
   return {

@@ -1,18 +1,18 @@
 import { and, count, desc, eq, inArray, or, sql, type Placeholder } from 'drizzle-orm'
 import type { Db, Tx } from '../../db/client.js'
 import { blocklistEntries, type BlocklistType } from '../../db/schema/index.js'
-import { offsetOf, type PageQuery } from '../../http/pagination.js'
+import { offsetOf, type PageQuery, withTotal } from '../../http/pagination.js'
 import { domainCandidates, keywordHaystacks, Matcher, type Entry } from './match.js'
 
 export type BlocklistEntry = typeof blocklistEntries.$inferSelect
 
 export async function listEntries(db: Db, q: PageQuery & { type?: BlocklistType }) {
   const where = q.type ? eq(blocklistEntries.type, q.type) : undefined
-  const [rows, [{ total }]] = await Promise.all([
+  return withTotal(
+    q,
     db.select().from(blocklistEntries).where(where).orderBy(desc(blocklistEntries.createdAt), desc(blocklistEntries.id)).limit(q.limit).offset(offsetOf(q)),
     db.select({ total: count() }).from(blocklistEntries).where(where),
-  ])
-  return { rows, total }
+  )
 }
 
 /** Inserts entries, skipping those already listed; returns the new ones. */

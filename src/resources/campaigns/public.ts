@@ -18,7 +18,7 @@ const campaignPages: FastifyPluginAsync = async (app) => {
     if (!found) return notFoundPage(reply)
     const pageParam = typeof req.query.page === 'string' && /^\d{1,6}$/.test(req.query.page) ? Number(req.query.page) : 1
     const page = Math.max(1, pageParam)
-    const { rows, total } = await repo.listVisibleCampaignLinks(app.db, found.campaign.id, PER_PAGE, (page - 1) * PER_PAGE)
+    const { rows, total } = await repo.listVisibleCampaignLinks(app.db, found.campaign.id, { limit: PER_PAGE, page })
     const maxpage = Math.max(1, Math.ceil(total / PER_PAGE))
     const self = `/u/${encodeURIComponent(found.username)}/${found.campaign.id}`
     const items = rows.map(({ link, domain }) => {

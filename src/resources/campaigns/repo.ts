@@ -2,7 +2,7 @@ import { and, count, desc, eq, gt, isNull, or, sql } from 'drizzle-orm'
 import type { Db, Tx } from '../../db/client.js'
 import { campaigns, domains, links, users } from '../../db/schema/index.js'
 import { conflict, isUniqueViolation } from '../../http/errors.js'
-import { offsetOf, type PageQuery } from '../../http/pagination.js'
+import { offsetOf, type PageQuery, withTotal } from '../../http/pagination.js'
 
 export type Campaign = typeof campaigns.$inferSelect
 
@@ -10,11 +10,11 @@ const slugTaken = () => conflict('That slug is already taken: choose another.', 
 
 export async function listCampaigns(db: Db, ownerId: number, q: PageQuery) {
   const where = eq(campaigns.userId, ownerId)
-  const [rows, [{ total }]] = await Promise.all([
+  return withTotal(
+    q,
     db.select().from(campaigns).where(where).orderBy(desc(campaigns.createdAt), desc(campaigns.id)).limit(q.limit).offset(offsetOf(q)),
     db.select({ total: count() }).from(campaigns).where(where),
-  ])
-  return { rows, total }
+  )
 }
 
 export async function findOwnedCampaign(db: Db | Tx, ownerId: number, id: number): Promise<Campaign | undefined> {
@@ -91,23 +91,23 @@ export async function findPublicCampaign(db: Db, username: string, id: number) {
  * Links shown on the public list page: the ones a visitor can still open (not disabled, not
  * expired by date or by clicks), newest first.
  */
-export async function listVisibleCampaignLinks(db: Db, campaignId: number, limit: number, offset: number) {
+export async function listVisibleCampaignLinks(db: Db, campaignId: number, q: PageQuery) {
   const where = and(
     eq(links.campaignId, campaignId),
     eq(links.disabled, false),
     or(isNull(links.expiresAt), gt(links.expiresAt, sql`now()`)),
     or(isNull(links.expirationClicks), eq(links.expirationClicks, 0), sql`${links.clicks} < ${links.expirationClicks}`),
   )
-  const [rows, [{ total }]] = await Promise.all([
+  return withTotal(
+    q,
     db
       .select({ link: links, domain: domains.domain })
       .from(links)
       .leftJoin(domains, eq(domains.id, links.domainId))
       .where(where)
       .orderBy(desc(links.createdAt), desc(links.id))
-      .limit(limit)
-      .offset(offset),
+      .limit(q.limit)
+      .offset(offsetOf(q)),
     db.select({ total: count() }).from(links).where(where),
-  ])
-  return { rows, total }
+  )
 }

@@ -1,17 +1,17 @@
 import { and, count, desc, eq, inArray, isNotNull, or } from 'drizzle-orm'
 import type { Db, Tx } from '../../db/client.js'
 import { channelItems, channels, domains, links, qrCodes, type ChannelItemType } from '../../db/schema/index.js'
-import { offsetOf, type PageQuery } from '../../http/pagination.js'
+import { offsetOf, type PageQuery, withTotal } from '../../http/pagination.js'
 
 export type Channel = typeof channels.$inferSelect
 
 export async function listChannels(db: Db, ownerId: number, q: PageQuery) {
   const where = eq(channels.userId, ownerId)
-  const [rows, [{ total }]] = await Promise.all([
+  return withTotal(
+    q,
     db.select().from(channels).where(where).orderBy(desc(channels.createdAt), desc(channels.id)).limit(q.limit).offset(offsetOf(q)),
     db.select({ total: count() }).from(channels).where(where),
-  ])
-  return { rows, total }
+  )
 }
 
 export async function findOwnedChannel(db: Db, ownerId: number, id: number): Promise<Channel | undefined> {
@@ -95,7 +95,8 @@ export async function listChannelItems(db: Db, ownerId: number, channelId: numbe
   const linkJoin = and(eq(channelItems.itemType, 'links'), eq(links.id, channelItems.itemId), eq(links.userId, ownerId))
   const qrJoin = and(eq(channelItems.itemType, 'qr'), eq(qrCodes.id, channelItems.itemId), eq(qrCodes.userId, ownerId))
   const where = and(eq(channelItems.channelId, channelId), or(isNotNull(links.id), isNotNull(qrCodes.id)))
-  const [rows, [{ total }]] = await Promise.all([
+  return withTotal(
+    q,
     db
       .select({
         type: channelItems.itemType,
@@ -119,8 +120,7 @@ export async function listChannelItems(db: Db, ownerId: number, channelId: numbe
       .limit(q.limit)
       .offset(offsetOf(q)),
     db.select({ total: count() }).from(channelItems).leftJoin(links, linkJoin).leftJoin(qrCodes, qrJoin).where(where),
-  ])
-  return { rows, total }
+  )
 }
 
 export type ChannelItemRow = Awaited<ReturnType<typeof listChannelItems>>['rows'][number]

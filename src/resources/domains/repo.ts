@@ -2,17 +2,17 @@ import { and, count, desc, eq, isNull, or, sql } from 'drizzle-orm'
 import type { Db, Tx } from '../../db/client.js'
 import { domains, links } from '../../db/schema/index.js'
 import { conflict, isUniqueViolation } from '../../http/errors.js'
-import { offsetOf, type PageQuery } from '../../http/pagination.js'
+import { offsetOf, type PageQuery, withTotal } from '../../http/pagination.js'
 
 export type Domain = typeof domains.$inferSelect
 
 export async function listDomains(db: Db, ownerId: number, q: PageQuery) {
   const where = eq(domains.userId, ownerId)
-  const [rows, [{ total }]] = await Promise.all([
+  return withTotal(
+    q,
     db.select().from(domains).where(where).orderBy(desc(domains.createdAt), desc(domains.id)).limit(q.limit).offset(offsetOf(q)),
     db.select({ total: count() }).from(domains).where(where),
-  ])
-  return { rows, total }
+  )
 }
 
 export async function countDomains(db: Db | Tx, ownerId: number): Promise<number> {

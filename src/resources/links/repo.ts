@@ -3,7 +3,7 @@ import type { Db, Tx } from '../../db/client.js'
 import { channelItems, domains, linkPixels, links, linkTargets, type TargetKind } from '../../db/schema/index.js'
 import { containsPattern } from '../../db/like.js'
 import { prepared, preparedRows } from '../../db/prepared.js'
-import { offsetOf, type PageQuery } from '../../http/pagination.js'
+import { offsetOf, type PageQuery, withTotal } from '../../http/pagination.js'
 
 export type Link = typeof links.$inferSelect
 export type Domain = typeof domains.$inferSelect
@@ -38,7 +38,8 @@ export async function listLinks(db: Db, userId: number, query: LinkListQuery) {
   }
   const where = and(...conditions)
   const order = query.order === 'click' ? [desc(links.clicks), desc(links.id)] : [desc(links.createdAt), desc(links.id)]
-  const [rows, [{ total }]] = await Promise.all([
+  return withTotal(
+    query,
     db
       .select({ link: links, domain: domains })
       .from(links)
@@ -48,8 +49,7 @@ export async function listLinks(db: Db, userId: number, query: LinkListQuery) {
       .limit(query.limit)
       .offset(offsetOf(query)),
     db.select({ total: count() }).from(links).where(where),
-  ])
-  return { rows, total }
+  )
 }
 
 /** The caller's link with this alias on this domain (null = the default domain). */

@@ -1,7 +1,7 @@
 import { and, count, desc, eq } from 'drizzle-orm'
 import type { Db, Tx } from '../../db/client.js'
 import { domains, links, overlayResponses, pages } from '../../db/schema/index.js'
-import { offsetOf, type PageQuery } from '../../http/pagination.js'
+import { offsetOf, type PageQuery, withTotal } from '../../http/pagination.js'
 
 export type Page = typeof pages.$inferSelect
 export type PageKind = Page['kind']
@@ -9,11 +9,11 @@ export type NewPage = Omit<typeof pages.$inferInsert, 'id' | 'userId' | 'kind' |
 
 export async function listPages(db: Db, ownerId: number, kind: PageKind, q: PageQuery) {
   const where = and(eq(pages.userId, ownerId), eq(pages.kind, kind))
-  const [rows, [{ total }]] = await Promise.all([
+  return withTotal(
+    q,
     db.select().from(pages).where(where).orderBy(desc(pages.createdAt), desc(pages.id)).limit(q.limit).offset(offsetOf(q)),
     db.select({ total: count() }).from(pages).where(where),
-  ])
-  return { rows, total }
+  )
 }
 
 export async function findOwnedPage(db: Db | Tx, ownerId: number, kind: PageKind, id: number): Promise<Page | undefined> {
@@ -75,7 +75,8 @@ export async function deletePage(db: Db, ownerId: number, kind: PageKind, id: nu
 
 export async function listResponses(db: Db, pageId: number, q: PageQuery) {
   const where = eq(overlayResponses.pageId, pageId)
-  const [rows, [{ total }]] = await Promise.all([
+  return withTotal(
+    q,
     db
       .select()
       .from(overlayResponses)
@@ -84,8 +85,7 @@ export async function listResponses(db: Db, pageId: number, q: PageQuery) {
       .limit(q.limit)
       .offset(offsetOf(q)),
     db.select({ total: count() }).from(overlayResponses).where(where),
-  ])
-  return { rows, total }
+  )
 }
 
 /** Public side: an overlay that takes submissions (contact or poll), whoever owns it. */

@@ -1,17 +1,17 @@
 import { and, count, desc, eq, inArray } from 'drizzle-orm'
 import type { Db, Tx } from '../../db/client.js'
 import { linkPixels, pixels, type PixelType } from '../../db/schema/index.js'
-import { offsetOf, type PageQuery } from '../../http/pagination.js'
+import { offsetOf, type PageQuery, withTotal } from '../../http/pagination.js'
 
 export type Pixel = typeof pixels.$inferSelect
 
 export async function listPixels(db: Db, ownerId: number, q: PageQuery) {
   const where = eq(pixels.userId, ownerId)
-  const [rows, [{ total }]] = await Promise.all([
+  return withTotal(
+    q,
     db.select().from(pixels).where(where).orderBy(desc(pixels.createdAt), desc(pixels.id)).limit(q.limit).offset(offsetOf(q)),
     db.select({ total: count() }).from(pixels).where(where),
-  ])
-  return { rows, total }
+  )
 }
 
 export type NewPixel = { type: PixelType; name: string; tag: string }

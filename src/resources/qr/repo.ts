@@ -2,8 +2,7 @@ import { and, count, desc, eq, getTableColumns, sql } from 'drizzle-orm'
 import { customAlphabet } from 'nanoid'
 import type { Db, Tx } from '../../db/client.js'
 import { channelItems, domains, links, qrCodes, type QrType } from '../../db/schema/index.js'
-import type { PageQuery } from '../../http/pagination.js'
-import { offsetOf } from '../../http/pagination.js'
+import { offsetOf, type PageQuery, withTotal } from '../../http/pagination.js'
 
 export type QrRow = typeof qrCodes.$inferSelect
 /** A QR code without its logo bytes (everything but the image renderer needs only this). */
@@ -17,7 +16,8 @@ const aliasOf = (length: number) => customAlphabet(ALPHANUMERIC, length)()
 
 export async function listQrs(db: Db, userId: number, q: PageQuery) {
   const where = eq(qrCodes.userId, userId)
-  const [rows, [{ total }]] = await Promise.all([
+  return withTotal(
+    q,
     db
       .select({ id: qrCodes.id, alias: qrCodes.alias, name: qrCodes.name, scans: qrCodes.scans, createdAt: qrCodes.createdAt })
       .from(qrCodes)
@@ -26,8 +26,7 @@ export async function listQrs(db: Db, userId: number, q: PageQuery) {
       .limit(q.limit)
       .offset(offsetOf(q)),
     db.select({ total: count() }).from(qrCodes).where(where),
-  ])
-  return { rows, total }
+  )
 }
 
 /** The caller's QR code (never another account's: ownership is in the WHERE clause). */

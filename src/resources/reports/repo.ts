@@ -1,7 +1,7 @@
 import { count, desc, eq } from 'drizzle-orm'
 import type { Db } from '../../db/client.js'
 import { linkReports } from '../../db/schema/index.js'
-import { offsetOf, type PageQuery } from '../../http/pagination.js'
+import { offsetOf, type PageQuery, withTotal } from '../../http/pagination.js'
 
 export type LinkReport = typeof linkReports.$inferSelect
 
@@ -11,9 +11,9 @@ export async function insertReport(db: Db, values: typeof linkReports.$inferInse
 
 export async function listReports(db: Db, q: PageQuery & { link?: number }) {
   const where = q.link !== undefined ? eq(linkReports.linkId, q.link) : undefined
-  const [rows, [{ total }]] = await Promise.all([
+  return withTotal(
+    q,
     db.select().from(linkReports).where(where).orderBy(desc(linkReports.createdAt), desc(linkReports.id)).limit(q.limit).offset(offsetOf(q)),
     db.select({ total: count() }).from(linkReports).where(where),
-  ])
-  return { rows, total }
+  )
 }

@@ -1,6 +1,7 @@
 import { and, asc, count, desc, eq, exists, inArray, isNotNull, lte, or, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../../db/client.js'
 import { containsPattern } from '../../db/like.js'
+import { offsetOf, withTotal } from '../../http/pagination.js'
 import { channelItems, channels, domains, links, linkPixels, linkTargets, pixels } from '../../db/schema/index.js'
 import { STATUS, type ListQuery } from './schemas.js'
 
@@ -50,17 +51,12 @@ export async function listLinks(db: Db, userId: number, q: ListQuery, now = new 
         : q.sort === 'min'
           ? [asc(links.clicks), desc(links.id)]
           : [desc(links.id)]
-  const [rows, [{ n }]] = await Promise.all([
-    db
-      .select()
-      .from(links)
-      .where(filter)
-      .orderBy(...order)
-      .limit(q.per_page)
-      .offset((q.page - 1) * q.per_page),
-    db.select({ n: count() }).from(links).where(filter),
-  ])
-  return { rows, total: Number(n) }
+  const page = { limit: q.per_page, page: q.page }
+  return withTotal(
+    page,
+    db.select().from(links).where(filter).orderBy(...order).limit(page.limit).offset(offsetOf(page)),
+    db.select({ total: count() }).from(links).where(filter),
+  )
 }
 
 export interface Related {

@@ -1,18 +1,18 @@
 import { and, count, desc, eq, sql } from 'drizzle-orm'
 import type { Db, Tx } from '../../db/client.js'
 import { webhookDeliveries, webhooks, type WebhookEvent } from '../../db/schema/index.js'
-import { offsetOf, type PageQuery } from '../../http/pagination.js'
+import { offsetOf, type PageQuery, withTotal } from '../../http/pagination.js'
 
 export type Webhook = typeof webhooks.$inferSelect
 export type Delivery = typeof webhookDeliveries.$inferSelect
 
 export async function listWebhooks(db: Db, ownerId: number, q: PageQuery) {
   const where = eq(webhooks.userId, ownerId)
-  const [rows, [{ total }]] = await Promise.all([
+  return withTotal(
+    q,
     db.select().from(webhooks).where(where).orderBy(desc(webhooks.createdAt), desc(webhooks.id)).limit(q.limit).offset(offsetOf(q)),
     db.select({ total: count() }).from(webhooks).where(where),
-  ])
-  return { rows, total }
+  )
 }
 
 /** Counts the owner's webhooks, holding the owner's row so two racing adds cannot both pass the cap. */
@@ -54,11 +54,11 @@ export async function deleteWebhook(db: Db, ownerId: number, id: number): Promis
 /** The deliveries of one of the owner's webhooks, newest first (the caller checked ownership). */
 export async function listDeliveries(db: Db, webhookId: number, q: PageQuery) {
   const where = eq(webhookDeliveries.webhookId, webhookId)
-  const [rows, [{ total }]] = await Promise.all([
+  return withTotal(
+    q,
     db.select().from(webhookDeliveries).where(where).orderBy(desc(webhookDeliveries.id)).limit(q.limit).offset(offsetOf(q)),
     db.select({ total: count() }).from(webhookDeliveries).where(where),
-  ])
-  return { rows, total }
+  )
 }
 
 /**
