@@ -6,6 +6,7 @@
 import { getPriority, setPriority } from 'node:os'
 import { parentPort, workerData } from 'node:worker_threads'
 import { PGlite } from '@electric-sql/pglite'
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
 
 if (!parentPort) throw new Error('pglite-worker.mjs runs as a worker thread only')
 const port = parentPort
@@ -33,7 +34,10 @@ const { dir, conf, load, nice } = workerData
 // yields its core to the event loop whenever both could run. Added to the process's own (lowering a
 // priority needs no privilege). Elsewhere it would renice the whole process, so it is left alone.
 if (nice && process.platform === 'linux') setPriority(Math.min(19, getPriority() + nice))
-const pg = new PGlite(dir, { postgresqlconf: conf, ...(load ? { loadDataDir: new Blob([load]) } : {}) })
+// One options object: PGlite reads its second argument only when the first is a directory, so an
+// in-memory database (tests) would silently drop the configuration and the extension.
+// pg_trgm (15 KB, shipped in the package) indexes link search (migration 0014).
+const pg = new PGlite({ dataDir: dir, postgresqlconf: conf, extensions: { pg_trgm }, ...(load ? { loadDataDir: new Blob([load]) } : {}) })
 
 /** open transactions by id: the PGlite transaction and how to end it */
 const open = new Map()

@@ -89,6 +89,8 @@ export const links = pgTable(
     index('links_campaign_idx').on(t.campaignId),
     index('links_domain_idx').on(t.domainId),
     index('links_next_check_idx').on(t.nextCheckAt),
+    // alias, url, title and description also have pg_trgm GIN indexes for contains-searches; they
+    // are made by migration 0014 only where the extension could be created, so they are not here
   ],
 )
 

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, exists, inArray, isNotNull, lte, or, sql, type SQL } from 'drizzle-orm'
+import { and, asc, count, desc, eq, exists, ilike, inArray, isNotNull, lte, or, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../../db/client.js'
 import { containsPattern } from '../../db/like.js'
 import { offsetOf, withTotal } from '../../http/pagination.js'
@@ -19,8 +19,9 @@ export const expiredSql = (now: Date): SQL =>
 export async function listLinks(db: Db, userId: number, q: ListQuery, now = new Date()): Promise<{ rows: LinkRow[]; total: number }> {
   const where: (SQL | undefined)[] = [eq(links.userId, userId)]
   if (q.search !== undefined) {
-    const column = q.by === 'alias' ? links.alias : q.by === 'url' ? links.url : sql`coalesce(${links.title}, '')`
-    where.push(sql`${column} ilike ${containsPattern(q.search)}`)
+    // the column itself (a null title matches no search), so its trigram index serves it (migration 0014)
+    const column = q.by === 'alias' ? links.alias : q.by === 'url' ? links.url : links.title
+    where.push(ilike(column, containsPattern(q.search)))
   }
   if (q.status === STATUS.active) where.push(eq(links.disabled, false), sql`not (${expiredSql(now)})`)
   else if (q.status === STATUS.expired) where.push(expiredSql(now))
