@@ -1,5 +1,6 @@
 import { readFile, stat } from 'node:fs/promises'
 import { basename, extname, join, resolve } from 'node:path'
+import { Negotiator } from '@fastify/accept-negotiator'
 import type { FastifyReply } from 'fastify'
 
 /**
@@ -41,19 +42,31 @@ export const SPA_CSP = [
 
 const ASSET_NAME = /^[A-Za-z0-9_.-]{1,200}$/
 
-/** Hashed build assets, cached for a year; names are checked, so no path leaves the assets folder. */
+/** The encodings the build wrote beside each script and stylesheet (vite.config.ts), best first. */
+const encodings = new Negotiator({ supportedValues: ['br', 'gzip'] })
+const SUFFIX = { br: '.br', gzip: '.gz' } as const
+
+/**
+ * Hashed build assets, cached for a year; names are checked, so no path leaves the assets folder.
+ * A browser that accepts brotli or gzip gets the build's compressed copy when there is one.
+ */
 export async function sendAsset(reply: FastifyReply, root: string, name: string) {
-  if (!ASSET_NAME.test(name) || name.startsWith('.')) return reply.code(404).send({ error: 1, message: 'Not found.' })
+  // the compressed copies are sent only as the encoding of their asset, never as files of their own
+  if (!ASSET_NAME.test(name) || name.startsWith('.') || /\.(br|gz)$/.test(name)) return reply.code(404).send({ error: 1, message: 'Not found.' })
   const file = join(root, 'assets', name)
-  let body: Buffer
+  const accepted = reply.request.headers['accept-encoding']
+  const encoding = typeof accepted === 'string' ? encodings.negotiate(accepted) : null
+  let body: Buffer | null = encoding ? await readFile(file + SUFFIX[encoding]).catch(() => null) : null
+  if (body && encoding) reply.header('content-encoding', encoding)
   try {
-    body = await readFile(file)
+    body ??= await readFile(file)
   } catch {
     return reply.code(404).send({ error: 1, message: 'Not found.' })
   }
   return reply
     .header('content-type', TYPES[extname(name)] ?? 'application/octet-stream')
     .header('cache-control', 'public, max-age=31536000, immutable')
+    .header('vary', 'accept-encoding')
     .header('x-content-type-options', 'nosniff')
     .send(body)
 }

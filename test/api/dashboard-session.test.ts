@@ -1,3 +1,4 @@
+import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { LightMyRequestResponse } from 'fastify'
 import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
@@ -161,8 +162,32 @@ describe('dashboard session access to the JSON API', () => {
     expect(asset.statusCode).toBe(200)
     expect(asset.headers['content-type']).toBe('text/javascript; charset=utf-8')
     expect(asset.headers['cache-control']).toBe('public, max-age=31536000, immutable')
-    for (const bad of ['/dashboard/assets/..%2F..%2Fpackage.json', '/dashboard/assets/.hidden', '/dashboard/assets/nope.js']) {
+    expect(asset.headers['content-encoding']).toBeUndefined()
+    for (const bad of ['/dashboard/assets/..%2F..%2Fpackage.json', '/dashboard/assets/.hidden', '/dashboard/assets/nope.js', `${script}.br`, `${script}.gz`]) {
       expect((await call('GET', bad, {})).statusCode).toBe(404)
+    }
+  })
+
+  it('sends an asset compressed as the build wrote it to a browser that accepts brotli or gzip', async () => {
+    const shell = (await call('GET', '/dashboard', { cookie: (await session(await t.makeUser())).cookie })).body
+    const script = /src="(\/dashboard\/assets\/[^"]+\.js)"/.exec(shell)![1]
+    const plain = await call('GET', script, {})
+    const decoders = { br: brotliDecompressSync, gzip: gunzipSync }
+    for (const [accept, encoding] of [
+      ['gzip, deflate, br, zstd', 'br'],
+      ['gzip', 'gzip'],
+      ['br;q=0, gzip', 'gzip'],
+      ['deflate', undefined],
+      ['identity', undefined],
+    ] as const) {
+      const res = await call('GET', script, { 'accept-encoding': accept })
+      expect(res.statusCode).toBe(200)
+      expect(res.headers['content-encoding']).toBe(encoding)
+      expect(res.headers.vary).toBe('accept-encoding')
+      expect(res.headers['content-type']).toBe('text/javascript; charset=utf-8')
+      const body = encoding ? decoders[encoding](res.rawPayload) : res.rawPayload
+      expect(body.equals(plain.rawPayload)).toBe(true)
+      if (encoding) expect(res.rawPayload.length).toBeLessThan(plain.rawPayload.length / 3)
     }
   })
 })
