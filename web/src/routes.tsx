@@ -1,47 +1,43 @@
+import type { ComponentType } from 'react'
 import { Navigate, type RouteObject } from 'react-router'
 import { Layout } from './ui/Layout'
 import { LinksPage } from './links/LinksPage'
-import { LinkEditPage } from './links/LinkEditPage'
-import { LinkAnalyticsPage } from './analytics/LinkAnalyticsPage'
-import { QrPage } from './qr/QrPage'
-import { QrDetailPage } from './qr/QrDetailPage'
-import { DomainsPage } from './domains/DomainsPage'
-import { CampaignsPage } from './campaigns/CampaignsPage'
-import { ChannelsPage } from './channels/ChannelsPage'
-import { ChannelPage } from './channels/ChannelPage'
-import { PixelsPage } from './pixels/PixelsPage'
-import { PagesPage } from './pages/PagesPage'
-import { WebhooksPage } from './webhooks/WebhooksPage'
-import { ImportExportPage } from './webhooks/ImportExportPage'
-import { AccountPage } from './account/AccountPage'
-import { UsersPage } from './admin/UsersPage'
-import { PlansPage } from './admin/PlansPage'
-import { BlocklistPage } from './admin/BlocklistPage'
 import { NotFoundPage } from './ui/NotFoundPage'
+
+/**
+ * A page whose code loads when it is first opened: it and what only it uses (the chart library of
+ * the statistics pages, the QR designer) are chunks of their own, so the first load of the
+ * dashboard fetches the link list's code and not every page's.
+ */
+const page = <K extends string>(load: () => Promise<Record<K, ComponentType>>, name: K): Pick<RouteObject, 'lazy'> => ({
+  lazy: async () => ({ Component: (await load())[name] }),
+})
 
 /** The one route table, like app.ts's register list. Paths are under /dashboard (the router's basename). */
 export const routes: RouteObject[] = [
   {
     element: <Layout />,
+    // a first load that opens a lazy page shows nothing until its code is in (a few kilobytes)
+    HydrateFallback: () => null,
     children: [
       { index: true, element: <Navigate to="/links" replace /> },
       { path: 'links', element: <LinksPage /> },
-      { path: 'links/:id', element: <LinkAnalyticsPage /> },
-      { path: 'links/:id/edit', element: <LinkEditPage /> },
-      { path: 'qr', element: <QrPage /> },
-      { path: 'qr/:id', element: <QrDetailPage /> },
-      { path: 'domains', element: <DomainsPage /> },
-      { path: 'campaigns', element: <CampaignsPage /> },
-      { path: 'channels', element: <ChannelsPage /> },
-      { path: 'channels/:id', element: <ChannelPage /> },
-      { path: 'pixels', element: <PixelsPage /> },
-      { path: 'pages', element: <PagesPage /> },
-      { path: 'webhooks', element: <WebhooksPage /> },
-      { path: 'import-export', element: <ImportExportPage /> },
-      { path: 'account', element: <AccountPage /> },
-      { path: 'admin/users', element: <UsersPage /> },
-      { path: 'admin/plans', element: <PlansPage /> },
-      { path: 'admin/blocklist', element: <BlocklistPage /> },
+      { path: 'links/:id', ...page(() => import('./analytics/LinkAnalyticsPage'), 'LinkAnalyticsPage') },
+      { path: 'links/:id/edit', ...page(() => import('./links/LinkEditPage'), 'LinkEditPage') },
+      { path: 'qr', ...page(() => import('./qr/QrPage'), 'QrPage') },
+      { path: 'qr/:id', ...page(() => import('./qr/QrDetailPage'), 'QrDetailPage') },
+      { path: 'domains', ...page(() => import('./domains/DomainsPage'), 'DomainsPage') },
+      { path: 'campaigns', ...page(() => import('./campaigns/CampaignsPage'), 'CampaignsPage') },
+      { path: 'channels', ...page(() => import('./channels/ChannelsPage'), 'ChannelsPage') },
+      { path: 'channels/:id', ...page(() => import('./channels/ChannelPage'), 'ChannelPage') },
+      { path: 'pixels', ...page(() => import('./pixels/PixelsPage'), 'PixelsPage') },
+      { path: 'pages', ...page(() => import('./pages/PagesPage'), 'PagesPage') },
+      { path: 'webhooks', ...page(() => import('./webhooks/WebhooksPage'), 'WebhooksPage') },
+      { path: 'import-export', ...page(() => import('./webhooks/ImportExportPage'), 'ImportExportPage') },
+      { path: 'account', ...page(() => import('./account/AccountPage'), 'AccountPage') },
+      { path: 'admin/users', ...page(() => import('./admin/UsersPage'), 'UsersPage') },
+      { path: 'admin/plans', ...page(() => import('./admin/PlansPage'), 'PlansPage') },
+      { path: 'admin/blocklist', ...page(() => import('./admin/BlocklistPage'), 'BlocklistPage') },
       { path: '*', element: <NotFoundPage /> },
     ],
   },

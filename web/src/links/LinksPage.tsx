@@ -1,4 +1,4 @@
-import { useState } from 'react'
+import { lazy, Suspense, useState } from 'react'
 import { Link, useNavigate, useSearchParams } from 'react-router'
 import { api, qs } from '../api/client'
 import type { V1Link, V1List } from '../api/types'
@@ -9,9 +9,11 @@ import { useAction, useLoad } from '../ui/hooks'
 import { CopyButton, EmptyState, ErrorNote, Field, Loading, Modal, PageHead, Pager } from '../ui/parts'
 import { BulkCreate } from './BulkCreate'
 import { LinkForm } from './LinkForm'
-import { LinkQr } from './LinkQr'
 import { useLinkOptions } from './options'
 import { HealthNote, useLinkHealth } from './health'
+
+// the QR code library loads with the first QR code opened, not with the list
+const LinkQr = lazy(() => import('./LinkQr').then((m) => ({ default: m.LinkQr })))
 
 const PER_PAGE = 20
 
@@ -252,7 +254,11 @@ export function LinksPage() {
         />
       </Modal>
       <Modal title="QR code" open={!!qrOf} onClose={() => setQrOf(undefined)}>
-        {qrOf && <LinkQr url={qrOf.short_url} name={qrOf.alias} />}
+        {qrOf && (
+          <Suspense fallback={<Loading />}>
+            <LinkQr url={qrOf.short_url} name={qrOf.alias} />
+          </Suspense>
+        )}
       </Modal>
     </>
   )
