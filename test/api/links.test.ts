@@ -385,6 +385,9 @@ describe('links', () => {
         [ids.backslash, 0],
         [ids.underscore, 0],
       ])
+      // a later page of the same order
+      const p2 = (await carol.api.get('/api/urls?order=click&limit=2&page=2')).json()
+      expect(p2.data).toMatchObject({ result: 5, urls: [expect.objectContaining({ id: ids.plain }), expect.objectContaining({ id: ids.backslash })] })
       const byDate = (await carol.api.get('/api/urls?order=date')).json()
       expect(byDate.data.urls[0].id).toBe(ids.plain)
     })

@@ -53,9 +53,15 @@ export async function listLinks(db: Db, userId: number, q: ListQuery, now = new 
           ? [asc(links.clicks), desc(links.id)]
           : [desc(links.id)]
   const page = { limit: q.per_page, page: q.page }
+  // the page's ids from narrow rows, then its links by id (as resources/links/repo.ts listLinks)
+  const ids = db.select({ id: links.id }).from(links).where(filter).orderBy(...order).limit(page.limit).offset(offsetOf(page))
   return withTotal(
     page,
-    db.select().from(links).where(filter).orderBy(...order).limit(page.limit).offset(offsetOf(page)),
+    db
+      .select()
+      .from(links)
+      .where(inArray(links.id, ids))
+      .orderBy(...order),
     db.select({ total: count() }).from(links).where(filter),
   )
 }
