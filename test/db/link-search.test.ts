@@ -30,6 +30,13 @@ describe('link search indexes', () => {
     expect(await plan(`${column} ilike '%inter%'`)).toContain(`links_${column}_trgm_idx`)
   })
 
+  it('keeps their pending lists small, so merging one never holds PGlite for long', async () => {
+    const res = await t.app.db.execute(sql`select relname, reloptions from pg_class where relname like 'links_%_trgm_idx' order by relname`)
+    expect(res.rows).toEqual(
+      ['alias', 'description', 'title', 'url'].map((c) => ({ relname: `links_${c}_trgm_idx`, reloptions: ['gin_pending_list_limit=256'] })),
+    )
+  })
+
   it('finds by any of them, ignoring case, through both interfaces', async () => {
     const urls = (await owner.api.get('/api/urls?q=WINTER-s')).json()
     expect(urls.data.urls.map((u: { alias: string }) => u.alias)).toEqual(['winter'])
