@@ -34,6 +34,8 @@ export const SIZES = {
   healthSeconds: num('BENCH_HEALTH_SECONDS', 30, 5),
   creates: num('BENCH_CREATES', 2_000, 150),
   statsRequests: num('BENCH_STATS_REQUESTS', 2_000, 60),
+  /** requests of one round of the list rows (a search, a sort by clicks) */
+  listRequests: num('BENCH_LIST_REQUESTS', 200, 30),
   seededClicks: num('BENCH_CLICKS', 1_000_000, 20_000),
   /** BENCH_PIN=0: no taskset (servers and load generator share every core) */
   pin: (process.env.BENCH_PIN ?? '1') !== '0',

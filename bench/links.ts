@@ -100,7 +100,7 @@ export async function healthUnderWritesRow(b: Backend): Promise<Row> {
 }
 
 /** p95 of GET latency, measured per request with 8 in flight. */
-async function p95(s: Server, path: string, n: number): Promise<number> {
+export async function p95(s: Server, path: string, n: number): Promise<number> {
   const times: number[] = []
   let next = 0
   await Promise.all(

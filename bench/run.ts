@@ -17,6 +17,7 @@ import { cachedRedirectRows, createCachedLink } from './redirect.js'
 import { RANDOM_PREFIX, randomAliasRows } from './random.js'
 import { CRASH_PREFIX, DURABILITY_LINKS, SUSTAIN_PREFIX, durabilityRows } from './durability.js'
 import { createRows, healthUnderWritesRow, statsRows } from './links.js'
+import { listRows } from './lists.js'
 
 /** Idle memory of a fresh server, then the links the later figures visit, seeded while it is stopped. */
 async function prepare(b: Backend): Promise<Row> {
@@ -70,6 +71,7 @@ async function main() {
     const seen = await vacuums.stop()
     if (seen > 0) log(`${seen} autovacuum worker(s) of the Postgres server ran during the /healthz row`)
     rows.push(...(await createRows(list)))
+    rows.push(...(await listRows(list)))
     // the statistics rows are Postgres's alone: PGlite's server would share their core, and its
     // vacuum job (two minutes after start, over the millions of clicks the rows above stored)
     // falls in the middle of them
