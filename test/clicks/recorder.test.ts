@@ -5,7 +5,7 @@ import pg from 'pg'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../src/app.js'
 import type { DbHandle } from '../../src/db/client.js'
-import { clickProfileRollups, clickQuota, clickRollups, clicks, clickVisitors, links, plans, users } from '../../src/db/schema/index.js'
+import { clickProfileRollups, clickQuota, clickRollups, clicks, clickVisitors, links, plans, qrCodes, users } from '../../src/db/schema/index.js'
 import { ClickRecorder, type Hit } from '../../src/clicks/recorder.js'
 import { purgeExpiredClicks } from '../../src/clicks/retention.js'
 import type { Visitor } from '../../src/visit/visitor.js'
@@ -195,6 +195,10 @@ describe('click recorder', () => {
     const at = (days: number) => new Date(Date.now() - days * day)
     const row = (linkId: number, days: number, hash: string) => ({ linkId, source: 'link', createdAt: at(days), visitorHash: hash })
     await t.app.db.insert(clicks).values([row(fid, 100, 'a'), row(fid, 89, 'b'), row(pid, 100, 'c'), row(pid, 800, 'd')])
+    // a QR code's scans are kept by its owner's plan too
+    const [qr] = await t.app.db.insert(qrCodes).values({ userId: free.user.id, alias: 'oldfreeqr', type: 'text', data: 'hi', target: 'hi', content: 'hi', name: 'QR' }).returning()
+    const scan = (days: number, hash: string) => ({ qrId: qr.id, source: 'qr', createdAt: at(days), visitorHash: hash })
+    await t.app.db.insert(clicks).values([scan(100, 'q'), scan(10, 'r')])
     const vday = (days: number) => at(days).toISOString().slice(0, 10)
     await t.app.db.insert(clickVisitors).values([
       { subject: `l${fid}`, linkId: fid, day: vday(100), visitorHash: 'a' },
@@ -206,7 +210,8 @@ describe('click recorder', () => {
     await t.app.db.update(links).set({ clicks: 2 }).where(eq(links.id, fid))
 
     const removed = await purgeExpiredClicks(t.app.db)
-    expect(removed.clicks).toBeGreaterThanOrEqual(2)
+    expect(removed.clicks).toBeGreaterThanOrEqual(3)
+    expect((await t.app.db.select({ h: clicks.visitorHash }).from(clicks).where(eq(clicks.qrId, qr.id))).map((r) => r.h)).toEqual(['r'])
     expect((await t.app.db.select({ d: clicks.createdAt }).from(clicks).where(eq(clicks.linkId, fid))).map((r) => Math.round((Date.now() - r.d.getTime()) / day))).toEqual([89])
     expect((await t.app.db.select({ d: clicks.createdAt }).from(clicks).where(eq(clicks.linkId, pid))).map((r) => Math.round((Date.now() - r.d.getTime()) / day))).toEqual([100])
     expect((await t.app.db.select({ h: clickVisitors.visitorHash }).from(clickVisitors).where(eq(clickVisitors.linkId, fid))).map((r) => r.h)).toEqual(['b'])
