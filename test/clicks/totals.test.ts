@@ -132,6 +132,28 @@ describe('click totals folded by day', () => {
     expect(await series()).toMatchObject({ ...expected, totals: { clicks: 3, uniqueClicks: 3 } })
   })
 
+  it('folds a day of many links a hundred profiles a transaction, each link once', async () => {
+    const now = Date.parse(`${await through()}T12:00:00Z`) + 2 * DAY
+    const rows = await t.app.db.insert(links).values(Array.from({ length: 300 }, (_, i) => ({ userId: owner.user.id, alias: `fold-many-${i}`, url: 'https://example.com/' }))).returning({ id: links.id })
+    const a = visitor('81.2.69.142', UA.windows, 'https://t.co/x')
+    const b = visitor('8.8.8.8', UA.iPhone, '')
+    // two profiles a link (two browsers and referrers): 600 in all
+    expect(await writeClickBatch(t.app.db, KEY, rows.flatMap(({ id }) => [hit(id, owner.user.id, a, now), hit(id, owner.user.id, b, now)]))).toBe(600)
+    const before = await statsOf(rows[7].id)
+    let transactions = 0
+    const counting = new Proxy(t.app.db, {
+      get: (db, key, receiver) => (key === 'transaction' ? (...args: Parameters<typeof db.transaction>) => (transactions++, db.transaction(...args)) : Reflect.get(db, key, receiver)),
+    })
+    expect(await foldTotals(counting, new Date(now + DAY))).toBe(toDay(new Date(now)))
+    expect(transactions).toBeGreaterThanOrEqual(1 + 600 / 100) // the move of the day, then the profiles in parts
+    expect((await t.app.db.execute(sql`select 1 from click_profiles where day <= ${toDay(new Date(now))}`)).rows).toEqual([])
+    const folded = await t.app.db.execute<{ n: number; links: number }>(sql`select sum(count)::int as n, count(distinct subject)::int as links from click_totals
+      where subject = any(${sql.param(rows.map(({ id }) => `l${id}`))}::text[]) and dimension = 'total'`)
+    expect(folded.rows[0]).toEqual({ n: 600, links: 300 })
+    expect(await statsOf(rows[7].id)).toEqual(before)
+    expect(await foldTotals(t.app.db, new Date(now + DAY))).toBeUndefined()
+  })
+
   // Two sessions on one Postgres: the fold waits a moment for a batch under way, then gives way to
   // it and tries again at its next run. (PGlite has one session: nothing can interleave.)
   it.skipIf(!process.env.TEST_DATABASE_URL)('gives way to a batch that holds the lock, and folds once it is gone', async () => {
