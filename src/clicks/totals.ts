@@ -116,15 +116,16 @@ async function foldProfiles(db: Db, subjects: string[]): Promise<void> {
  * finished days' profiles become late ones, which every reader already counts where they are; then
  * the profiles of folded days go into the rollups and the totals, a hundred a transaction, so no
  * reader or batch waits for the whole day. A run stopped between them (a crash, the lock refused)
- * leaves late profiles, which the next run folds. Answers the last folded day, or undefined when
- * there was nothing to fold.
+ * leaves late profiles, which the next run folds; so does `stop()` (the server closing) between
+ * parts. Answers the last folded day, or undefined when there was nothing to fold.
  */
-export async function foldTotals(db: Db, now: Date = new Date()): Promise<string | undefined> {
+export async function foldTotals(db: Db, now: Date = new Date(), stop: () => boolean = () => false): Promise<string | undefined> {
   const through = foldTarget(now)
   const [before] = await db.select({ day: clickTotalsThrough.day }).from(clickTotalsThrough)
   if (!before || (before.day >= through && !(await finishedProfiles(db, through)))) return undefined
   let folded = await advance(db, through)
   for (const subjects of await foldParts(db)) {
+    if (stop()) break
     await foldProfiles(db, subjects)
     folded = true
   }
@@ -142,7 +143,7 @@ export function startTotalsJob(db: Db, log: FastifyBaseLogger): () => void {
   return startPeriodic(
     async (stopped) => {
       try {
-        const day = await foldTotals(db)
+        const day = await foldTotals(db, new Date(), stopped)
         if (day) log.info({ through: day }, 'click totals: finished days folded in')
       } catch (err) {
         if (stopped()) return

@@ -140,13 +140,21 @@ describe('click totals folded by day', () => {
     // two profiles a link (two browsers and referrers): 600 in all
     expect(await writeClickBatch(t.app.db, KEY, rows.flatMap(({ id }) => [hit(id, owner.user.id, a, now), hit(id, owner.user.id, b, now)]))).toBe(600)
     const before = await statsOf(rows[7].id)
+    // a run stopped once the day has moved (the server closing) leaves its profiles as late ones,
+    // which the statistics count as before
+    const day = toDay(new Date(now))
+    const unfolded = async () => (await t.app.db.execute(sql`select 1 from click_profiles where day <= ${day}`)).rows.length
+    expect(await foldTotals(t.app.db, new Date(now + DAY), () => true)).toBe(day)
+    expect(await through()).toBe(day)
+    expect(await unfolded()).toBe(600)
+    expect(await statsOf(rows[7].id)).toEqual(before)
     let transactions = 0
     const counting = new Proxy(t.app.db, {
       get: (db, key, receiver) => (key === 'transaction' ? (...args: Parameters<typeof db.transaction>) => (transactions++, db.transaction(...args)) : Reflect.get(db, key, receiver)),
     })
-    expect(await foldTotals(counting, new Date(now + DAY))).toBe(toDay(new Date(now)))
-    expect(transactions).toBeGreaterThanOrEqual(1 + 600 / 100) // the move of the day, then the profiles in parts
-    expect((await t.app.db.execute(sql`select 1 from click_profiles where day <= ${toDay(new Date(now))}`)).rows).toEqual([])
+    expect(await foldTotals(counting, new Date(now + DAY))).toBe(day)
+    expect(transactions).toBeGreaterThanOrEqual(600 / 100)
+    expect(await unfolded()).toBe(0)
     const folded = await t.app.db.execute<{ n: number; links: number }>(sql`select sum(count)::int as n, count(distinct subject)::int as links from click_totals
       where subject = any(${sql.param(rows.map(({ id }) => `l${id}`))}::text[]) and dimension = 'total'`)
     expect(folded.rows[0]).toEqual({ n: 600, links: 300 })
