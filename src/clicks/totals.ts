@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify'
-import { sql } from 'drizzle-orm'
+import { sql, type SQL } from 'drizzle-orm'
 import type { Db, Tx } from '../db/client.js'
 import { driverCode } from '../db/query-errors.js'
 import { clickTotalsThrough } from '../db/schema/index.js'
@@ -50,6 +50,14 @@ async function lockFold(tx: Tx): Promise<void> {
   await tx.execute(sql`set local lock_timeout to default`)
 }
 
+/** Adds rollup-shaped rows (`source`: a table or view with its condition) to the all-time totals. */
+async function addToTotals(tx: Tx, source: SQL): Promise<void> {
+  await tx.execute(sql`insert into click_totals (subject, link_id, qr_id, dimension, label, count)
+    select subject, link_id, qr_id, dimension, label, sum(count)::int from ${source}
+    group by subject, link_id, qr_id, dimension, label
+    on conflict (subject, dimension, label) do update set count = click_totals.count + excluded.count`)
+}
+
 /**
  * Moves click_totals_through to `through`, adding to the totals the rollups of the days it passes
  * (none, unless a previous release wrote them). The profiles of those days are then late ones,
@@ -60,11 +68,7 @@ async function advance(db: Db, through: string): Promise<boolean> {
     await lockFold(tx)
     const [from] = await tx.select({ day: clickTotalsThrough.day }).from(clickTotalsThrough)
     if (from.day >= through) return false
-    await tx.execute(sql`insert into click_totals (subject, link_id, qr_id, dimension, label, count)
-      select subject, link_id, qr_id, dimension, label, sum(count)::int from click_rollups
-      where day > ${from.day} and day <= ${through}
-      group by subject, link_id, qr_id, dimension, label
-      on conflict (subject, dimension, label) do update set count = click_totals.count + excluded.count`)
+    await addToTotals(tx, sql`click_rollups where day > ${from.day} and day <= ${through}`)
     await tx.update(clickTotalsThrough).set({ day: through })
     return true
   })
@@ -99,10 +103,7 @@ async function foldProfiles(db: Db, subjects: string[]): Promise<void> {
   await db.transaction(async (tx) => {
     await lockFold(tx)
     const folded = sql`subject = any(${sql.param(subjects)}::text[]) and day <= (select day from click_totals_through)`
-    await tx.execute(sql`insert into click_totals (subject, link_id, qr_id, dimension, label, count)
-      select subject, link_id, qr_id, dimension, label, sum(count)::int from click_profile_rollups where ${folded}
-      group by subject, link_id, qr_id, dimension, label
-      on conflict (subject, dimension, label) do update set count = click_totals.count + excluded.count`)
+    await addToTotals(tx, sql`click_profile_rollups where ${folded}`)
     await tx.execute(sql`insert into click_rollups (subject, link_id, qr_id, day, dimension, label, count)
       select subject, link_id, qr_id, day, dimension, label, sum(count)::int from click_profile_rollups where ${folded}
       group by subject, link_id, qr_id, day, dimension, label
