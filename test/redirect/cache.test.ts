@@ -146,16 +146,18 @@ describe('aged cache entries', () => {
   afterAll(() => t?.close())
 
   const cacheOf = () =>
-    new LinkCache({ db: t.app.db, defaultHost: 'kurz.test', liveClicks: t.app.clicks.live, log: t.app.log, redis: null, freshMs: 50, ttlMs: 600_000 })
+    new LinkCache({ db: t.app.db, defaultHost: 'kurz.test', liveClicks: t.app.clicks.live, log: t.app.log, redis: null, freshMs: 100, ttlMs: 600_000 })
   const urlOf = async (cache: LinkCache, alias: string) => (await cache.byAlias(null, alias))?.url ?? null
-  const aged = () => new Promise((r) => setTimeout(r, 120))
+  const aged = () => new Promise((r) => setTimeout(r, 250))
 
   it('serves the cached link once aged, reloads it behind the visit, then serves what the database holds', async () => {
     const id = await addLink(pro, { url: 'https://example.com/old', custom: 'aged1' })
     const cache = cacheOf()
     expect(await urlOf(cache, 'aged1')).toBe('https://example.com/old')
+    // fresh: from memory with no reload (checked at once: the update below may outlast the freshness)
+    expect(await urlOf(cache, 'aged1')).toBe('https://example.com/old')
+    expect(cache.waiting()).toBe(false)
     await t.app.db.update(links).set({ url: 'https://example.com/new' }).where(eq(links.id, id)) // behind the cache's back
-    expect(await urlOf(cache, 'aged1')).toBe('https://example.com/old') // fresh: no reload
     await aged()
     const before = cache.stats().misses
     expect(await urlOf(cache, 'aged1')).toBe('https://example.com/old') // aged: answered from memory...
@@ -165,12 +167,14 @@ describe('aged cache entries', () => {
 
   it('answers a host past its freshness from memory, reads it again behind the visit, then answers what the database holds', async () => {
     const host = 'go.aged-host.test'
-    const cache = new LinkCache({ db: t.app.db, defaultHost: 'kurz.test', liveClicks: t.app.clicks.live, log: t.app.log, redis: null, hostFreshMs: 50 })
+    const cache = new LinkCache({ db: t.app.db, defaultHost: 'kurz.test', liveClicks: t.app.clicks.live, log: t.app.log, redis: null, hostFreshMs: 100 })
     expect(await cache.domainFor(host)).toBeNull() // unknown: read, then remembered
-    // added through the API: the app's own cache is told, this one (no Redis) is not
+    // fresh: answered from memory with no read (checked at once: the API call below may outlast the freshness)
+    expect(cache.domainFor(host)).toBeNull()
+    expect(cache.waiting()).toBe(false)
+    // added through the API: the app's own cache is told, this one (no Redis) is not; it reads only when asked
     const added = await pro.api.post('/api/domain/add', { domain: `https://${host}`, redirectroot: 'https://aged-host.test/a' })
     expect(added.statusCode).toBe(200)
-    expect(cache.domainFor(host)).toBeNull() // fresh: no read
     await aged()
     // past its freshness: the old answer at once, not a promise of a read...
     expect(cache.domainFor(host)).toBeNull()
