@@ -205,6 +205,8 @@ describe('click recorder', () => {
       { subject: `l${fid}`, linkId: fid, day: vday(89), visitorHash: 'b' },
       { subject: `l${pid}`, linkId: pid, day: vday(100), visitorHash: 'c' },
       { subject: `l${pid}`, linkId: pid, day: vday(800), visitorHash: 'd' },
+      { subject: `q${qr.id}`, qrId: qr.id, day: vday(100), visitorHash: 'q' },
+      { subject: `q${qr.id}`, qrId: qr.id, day: vday(10), visitorHash: 'r' },
     ])
     await t.app.db.insert(clickRollups).values({ subject: `l${fid}`, linkId: fid, day: vday(100), dimension: 'total', label: '', count: 1 })
     await t.app.db.update(links).set({ clicks: 2 }).where(eq(links.id, fid))
@@ -216,6 +218,7 @@ describe('click recorder', () => {
     expect((await t.app.db.select({ d: clicks.createdAt }).from(clicks).where(eq(clicks.linkId, pid))).map((r) => Math.round((Date.now() - r.d.getTime()) / day))).toEqual([100])
     expect((await t.app.db.select({ h: clickVisitors.visitorHash }).from(clickVisitors).where(eq(clickVisitors.linkId, fid))).map((r) => r.h)).toEqual(['b'])
     expect((await t.app.db.select({ h: clickVisitors.visitorHash }).from(clickVisitors).where(eq(clickVisitors.linkId, pid))).map((r) => r.h)).toEqual(['c'])
+    expect((await t.app.db.select({ h: clickVisitors.visitorHash }).from(clickVisitors).where(eq(clickVisitors.qrId, qr.id))).map((r) => r.h)).toEqual(['r'])
     expect(await rollup(t.app, fid, 'total')).toEqual({ '': 1 })
     expect(await counters(t, fid)).toEqual({ clicks: 2, uniqueClicks: 0, botClicks: 0, lastRotation: 0 })
   })
