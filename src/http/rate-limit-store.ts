@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis'
-import { LRUCache } from 'lru-cache'
+import { LocalWindows } from '../lib/local-windows.js'
 
 /** One window per key: the first hit sets its expiry; answers the count and the time left. */
 const INCR = `local n = redis.call('INCR', KEYS[1])
@@ -18,7 +18,7 @@ type Callback = (err: Error | null, res: Result) => void
 export function fallbackStore(redis: Redis | null, prefix: string) {
   return class FallbackStore {
     private readonly key: string
-    private readonly local = new LRUCache<string, { n: number; until: number }>({ max: 50_000 })
+    private readonly local = new LocalWindows()
 
     // the plugin constructs the store with its settings; `child` passes a key prefix of its own
     constructor(key?: unknown) {
@@ -46,11 +46,8 @@ export function fallbackStore(redis: Redis | null, prefix: string) {
     }
 
     private localIncr(id: string, timeWindow: number): Result {
-      const now = Date.now()
-      const e = this.local.get(id)
-      if (e && e.until > now) return { current: ++e.n, ttl: e.until - now }
-      this.local.set(id, { n: 1, until: now + timeWindow })
-      return { current: 1, ttl: timeWindow }
+      const { n, ttl } = this.local.add(id, timeWindow)
+      return { current: n, ttl }
     }
   }
 }

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis'
-import { LRUCache } from 'lru-cache'
+import { LocalWindows } from './local-windows.js'
 
 /**
  * Counts attempts per key in a fixed window (wrong passwords, logins, form posts). An attempt is
@@ -9,16 +9,14 @@ import { LRUCache } from 'lru-cache'
  * Shared through Redis when there is one; with Redis away each instance counts on its own.
  */
 export class Throttle {
-  private readonly local: LRUCache<string, { n: number; until: number }>
+  private readonly local = new LocalWindows()
 
   constructor(
     private readonly name: string,
     readonly max: number,
     readonly windowMs: number,
     private readonly redis: Redis | null = null,
-  ) {
-    this.local = new LRUCache({ max: 50_000 })
-  }
+  ) {}
 
   /** Reserves one attempt for `key`: false when its budget for the window is already spent. */
   async take(key: string): Promise<boolean> {
@@ -38,8 +36,7 @@ export class Throttle {
         /* Redis away: this instance's own count */
       }
     }
-    const e = this.local.get(key)
-    return Boolean(e && e.until > Date.now() && e.n >= this.max)
+    return this.local.count(key) >= this.max
   }
 
   /** Counts one miss for `key` (see `spent`). */
@@ -66,11 +63,7 @@ export class Throttle {
         /* Redis away: this instance's own count */
       }
     }
-    const now = Date.now()
-    const e = this.local.get(key)
-    if (e && e.until > now) return ++e.n
-    this.local.set(key, { n: 1, until: now + this.windowMs })
-    return 1
+    return this.local.add(key, this.windowMs).n
   }
 
   private redisKey(key: string) {
