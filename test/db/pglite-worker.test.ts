@@ -128,6 +128,31 @@ describe('PGlite in a worker thread', () => {
     expect((deleted as unknown as { affectedRows: number }).affectedRows).toBe(2)
     await handle.db.execute(sql`delete from items`)
   })
+
+  it('a value goes as text by its parameter type, as PGlite query() sends it, the first run of a text and the later ones alike', async () => {
+    await handle.db.execute(sql`create table typed (j jsonb, t text, xs int[], at timestamptz, ok boolean, n int)`)
+    const insert = (j: unknown, t: string, xs: number[], at: Date, ok: boolean) =>
+      handle.db.execute(sql`insert into typed values (${sql.param(j)}, ${t}, ${sql.param(xs)}, ${at}, ${ok}, ${xs.length})`)
+    const plainInsert = (t: unknown) => handle.db.execute(sql`insert into typed (j, t) values (${t}, ${t})`)
+    for (const n of [1, 2]) {
+      await insert({ a: [n, 'x'] }, '{"looks":"like json"}', [n, n + 1], new Date(Date.UTC(2024, 4, n)), n === 1)
+      // a json parameter given an object is JSON; a text one given the same string stays that string
+      await plainInsert('["text", 1]')
+    }
+    const rows = (await handle.db.execute(sql`select j, t, xs::text as xs, to_char(at at time zone 'UTC', 'YYYY-MM-DD') as day, ok, n from typed order by n nulls last, t`)).rows
+    expect(rows).toEqual([
+      { j: { a: [1, 'x'] }, t: '{"looks":"like json"}', xs: '{1,2}', day: '2024-05-01', ok: true, n: 2 },
+      { j: { a: [2, 'x'] }, t: '{"looks":"like json"}', xs: '{2,3}', day: '2024-05-02', ok: false, n: 2 },
+      { j: ['text', 1], t: '["text", 1]', xs: null, day: null, ok: null, n: null },
+      { j: ['text', 1], t: '["text", 1]', xs: null, day: null, ok: null, n: null },
+    ])
+    // a failing statement names itself and leaves the next run of the same text working
+    const bad = (n: string) => handle.db.execute(sql`select ${n}::int as n`)
+    await expect(bad('x')).rejects.toMatchObject({ cause: expect.objectContaining({ code: '22P02', query: 'select $1::int as n' }) })
+    expect((await bad('5')).rows).toEqual([{ n: 5 }])
+    await expect(handle.db.execute(sql.raw('selec 1'))).rejects.toMatchObject({ cause: expect.objectContaining({ code: '42601' }) })
+    await handle.db.execute(sql`drop table typed`)
+  })
 })
 
 /** Nice values of this process's threads, by thread id (Linux: /proc/self/task/<tid>/stat, field 19). */
