@@ -185,6 +185,8 @@ async function onePass(text, params, options, inTx) {
 async function query(m) {
   const tx = m.tx ? open.get(m.tx)?.tx : null
   if (m.tx && !tx) throw new Error(`transaction ${m.tx} is not open`)
+  // as PGlite's own transaction object refuses once it committed or rolled back
+  if (tx?.closed) throw new Error('Transaction is closed')
   const options = m.array ? OPTIONS.array : OPTIONS.object
   const r = (m.planned && !m.tx && (await plannedQuery(m, options))) || (await onePass(m.sql, m.params ?? [], options, Boolean(tx)))
   const fields = r.fields.map((f) => ({ name: f.name, dataTypeID: f.dataTypeID }))
