@@ -24,3 +24,18 @@ export interface BufferedHit extends Hit {
   /** its record's sequence in the click spool (spool.ts), when the spool is on */
   seq?: number
 }
+
+/** How many hits from the head of `hits` make a batch of at most `size` that names at most `subjects` links and QR codes. */
+export function batchHead(hits: readonly BufferedHit[], size: number, subjects: number): number {
+  const n = Math.min(hits.length, size)
+  if (n <= subjects) return n
+  const named = new Set<number>()
+  for (let i = 0; i < n; i++) {
+    const h = hits[i]
+    const subject = h.linkId ?? -h.qrId!
+    if (named.has(subject)) continue
+    if (named.size === subjects) return i
+    named.add(subject)
+  }
+  return n
+}

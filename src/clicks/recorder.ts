@@ -2,8 +2,9 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Db } from '../db/client.js'
 import { sql } from 'drizzle-orm'
 import { writeClickBatch, type BatchHook } from './batch.js'
+import { DiskBacklog } from './disk-backlog.js'
 import { FlushTimer } from './flush-timer.js'
-import type { BufferedHit, Hit } from './hit.js'
+import { batchHead, type BufferedHit, type Hit } from './hit.js'
 import { LiveClicks } from './live-clicks.js'
 import type { ClickSpool } from './spool.js'
 
@@ -90,10 +91,8 @@ export class ClickRecorder {
   private lastOverflowLog = 0
   private overflowSinceLog = 0
   private readonly counters: RecorderStats = { recorded: 0, written: 0, discarded: 0, dropped: 0, failures: 0, buffered: 0 }
-  /** hits only on disk: the memory buffer was full, read back as it drains */
-  private backlog = 0
-  /** set while hits live only in the spool: the last sequence in memory; later ones are on disk */
-  private diskAfter: number | null = null
+  /** hits only on disk (with a spool): the memory buffer was full, read back as it drains */
+  private readonly disk?: DiskBacklog
   private lastSpoolErrorLog = 0
   /** hits accepted per source: the visits answered (metrics read them, so a visit costs no extra work) */
   readonly bySource: Record<Hit['source'], number> = { link: 0, rotator: 0, qr: 0 }
@@ -108,6 +107,8 @@ export class ClickRecorder {
     this.opts = { flushIntervalMs: 250, batchSize: 500, maxBuffer: 100_000, maxHoldMs: 2_000, ...opts, batchSubjects: opts.batchSubjects ?? Infinity }
     if (opts.spool) {
       opts.spool.onRefused = (err) => this.spoolFailed(err)
+      opts.spool.onWritten = (ok) => this.spoolWritten(ok)
+      this.disk = new DiskBacklog(opts.spool)
       opts.spool.onAnswerError = (err) => this.opts.log.error({ err }, 'answering a visit after the spool write failed')
     }
   }
@@ -116,22 +117,19 @@ export class ClickRecorder {
     if (hit.linkId === undefined && hit.qrId === undefined) return
     const human = !hit.visitor.isBot && hit.linkId !== undefined
     const buffered: BufferedHit = { linkId: hit.linkId, qrId: hit.qrId, userId: hit.userId, source: hit.source, visitor: hit.visitor, rotation: hit.rotation, at: Date.now(), human }
-    const full = this.buffer.length >= this.opts.maxBuffer
     const spool = this.opts.spool
     if (spool && !this.closed) {
       buffered.seq = spool.append(buffered)
-      // memory full (or already behind): the hit waits on disk only, so it is written now (with the
-      // turn's lines before it), and read back in order as the buffer drains
-      if ((full || this.diskAfter !== null) && spool.write()) {
-        if (this.diskAfter === null) this.diskAfter = buffered.seq - 1
-        this.counters.recorded++
-        this.bySource[hit.source]++
-        this.backlog++
-        this.timer.arm(this.opts.flushIntervalMs)
-        return
-      }
+      // memory full (or already behind): the hit will wait on disk only, read back in order as the
+      // buffer drains. It is taken once the turn's one write has put it there (spoolWritten).
+      if (this.disk!.active || this.buffer.length >= this.opts.maxBuffer) return this.disk!.add(buffered)
     }
-    if (full || this.closed) {
+    this.keep(buffered)
+  }
+
+  /** A hit into the memory buffer, or dropped (counted, logged) when that is full or closed. */
+  private keep(buffered: BufferedHit): void {
+    if (this.buffer.length >= this.opts.maxBuffer || this.closed) {
       this.counters.dropped++
       this.overflowSinceLog++
       const now = Date.now()
@@ -147,9 +145,22 @@ export class ClickRecorder {
     }
     this.buffer.push(buffered)
     this.counters.recorded++
-    this.bySource[hit.source]++
-    if (human) this.live.buffered(hit.linkId!)
+    this.bySource[buffered.source]++
+    if (buffered.human) this.live.buffered(buffered.linkId!)
     this.timer.arm(this.buffer.length >= this.opts.batchSize ? 0 : this.opts.flushIntervalMs)
+  }
+
+  /**
+   * After a spool write: the hits waiting for it to live on disk only are taken (the backlog), or,
+   * when the disk refused, kept in memory where it has room, as a hit the spool never took.
+   */
+  private spoolWritten(ok: boolean): void {
+    const hits = this.disk!.written(ok)
+    if (hits.length === 0) return
+    if (!ok) return hits.forEach((h) => this.keep(h))
+    this.counters.recorded += hits.length
+    for (const h of hits) this.bySource[h.source]++
+    this.timer.arm(this.opts.flushIntervalMs)
   }
 
   /** Whether a recorded hit's line still waits for this turn's spool write (its answer must wait too). */
@@ -187,8 +198,7 @@ export class ClickRecorder {
       if (h.human) this.live.buffered(h.linkId!)
     }
     if (total > hits.length) {
-      this.diskAfter = hits.length > 0 ? hits[hits.length - 1].seq! : 0
-      this.backlog = total - hits.length
+      this.disk!.leftOnDisk(hits.length > 0 ? hits[hits.length - 1].seq! : 0, total - hits.length)
     }
     if (total > 0) {
       this.opts.log.info({ clicks: total, inMemory: hits.length, spool: spool.name }, 'replaying clicks left in the spool by the last run')
@@ -204,7 +214,7 @@ export class ClickRecorder {
   spoolStats(): SpoolCounters & { on: boolean } {
     const spool = this.opts.spool
     const s = spool?.stats()
-    return { spooled: s ? s.appended + spool!.waiting : 0, unspooled: s?.failed ?? 0, backlog: this.backlog, on: spool !== undefined }
+    return { spooled: s ? s.appended + spool!.waiting : 0, unspooled: s?.failed ?? 0, backlog: this.disk?.count ?? 0, on: spool !== undefined }
   }
 
   /**
@@ -231,7 +241,7 @@ export class ClickRecorder {
     this.timer.stop()
     const deadline = Date.now() + deadlineMs
     let wait = 100
-    while (this.buffer.length > 0 || this.backlog > 0) {
+    while (this.buffer.length > 0 || (this.disk && this.disk.count + this.disk.waiting > 0)) {
       try {
         await this.flush()
       } catch {
@@ -243,7 +253,9 @@ export class ClickRecorder {
     this.reportDrops('clicks dropped while the click buffer was full (since the last report)')
     this.closed = true
     if (this.opts.spool) {
-      const left = this.buffer.length + this.backlog
+      // lines still queued go to disk now, and their hits with them
+      this.opts.spool.write()
+      const left = this.buffer.length + this.disk!.count
       if (left > 0) this.opts.log.warn({ kept: left }, 'database unavailable at shutdown: clicks kept in the spool for the next start')
       this.buffer = []
       this.live.clear()
@@ -260,18 +272,18 @@ export class ClickRecorder {
 
   /** A timed batch waits for the visits waiting on the database, unless a hit is overdue or the buffer half full. */
   private holding(): boolean {
-    if (!this.opts.visitsWaiting || this.buffer.length === 0 || this.diskAfter !== null || this.buffer.length >= this.opts.maxBuffer / 2) return false
+    if (!this.opts.visitsWaiting || this.buffer.length === 0 || this.disk?.active || this.buffer.length >= this.opts.maxBuffer / 2) return false
     return Date.now() - this.buffer[0].at < this.opts.maxHoldMs && this.opts.visitsWaiting()
   }
 
   /** A full batch waits, or hits wait on disk: the next batch is due at once, and takes batchSize. */
   private behind(): boolean {
-    return this.buffer.length >= this.opts.batchSize || this.diskAfter !== null
+    return this.buffer.length >= this.opts.batchSize || this.disk?.active === true
   }
 
   /** Writes the head of the buffer; returns how many hits it took off. */
   private async writeBatch(): Promise<number> {
-    const batch = this.buffer.slice(0, this.behind() ? this.opts.batchSize : this.headLength())
+    const batch = this.buffer.slice(0, this.behind() ? this.opts.batchSize : batchHead(this.buffer, this.opts.batchSize, this.opts.batchSubjects))
     if (batch.length === 0) return 0
     this.live.batchStarted()
     const spool = this.opts.spool
@@ -303,39 +315,16 @@ export class ClickRecorder {
     }
   }
 
-  /** How many hits from the head make a batch that names at most batchSubjects links and QR codes. */
-  private headLength(): number {
-    const n = Math.min(this.buffer.length, this.opts.batchSize)
-    const most = this.opts.batchSubjects
-    if (n <= most) return n
-    const subjects = new Set<number>()
-    for (let i = 0; i < n; i++) {
-      const h = this.buffer[i]
-      const subject = h.linkId ?? -h.qrId!
-      if (subjects.has(subject)) continue
-      if (subjects.size === most) return i
-      subjects.add(subject)
-    }
-    return n
-  }
-
   /**
    * Reads back hits that overflowed to disk, in order, once the buffer has room: two batches' worth
    * at a time, since the read runs on the event loop (50,000 at once held every visit for 65-107 ms).
    */
   private refill() {
-    if (this.diskAfter === null || this.buffer.length > this.opts.maxBuffer / 2) return
-    this.opts.spool!.write()
-    const room = Math.min(this.opts.maxBuffer - this.buffer.length, 2 * this.opts.batchSize)
-    const hits = this.opts.spool!.read(this.diskAfter, room)
-    for (const h of hits) {
+    if (!this.disk?.active || this.buffer.length > this.opts.maxBuffer / 2) return
+    for (const h of this.disk.read(Math.min(this.opts.maxBuffer - this.buffer.length, 2 * this.opts.batchSize))) {
       this.buffer.push(h)
       if (h.human) this.live.buffered(h.linkId!)
     }
-    this.backlog = Math.max(0, this.backlog - hits.length)
-    // everything after diskAfter is now in memory: new hits go to the buffer again
-    this.diskAfter = hits.length < room ? null : hits[hits.length - 1].seq!
-    if (this.diskAfter === null) this.backlog = 0
   }
 
   /**

@@ -158,6 +158,8 @@ export class ClickSpool {
   private answers: (() => void)[] = []
   /** told when the disk refuses a write (the recorder logs it); the lines are counted in stats().failed */
   onRefused?: (err: unknown) => void
+  /** told after every write that carried lines, whether the disk took them (before any answer waiting for it) */
+  onWritten?: (ok: boolean) => void
   /** told when an answer run after the turn's write throws */
   onAnswerError?: (err: unknown) => void
 
@@ -249,8 +251,8 @@ export class ClickSpool {
 
   /**
    * Writes every queued line in one system call, synchronously: on return they are in the page
-   * cache. False when the disk refuses (full, read-only...): the lines are given up (their hits are
-   * still in the recorder's memory), counted in stats().failed and told to onRefused.
+   * cache. False when the disk refuses (full, read-only...): the lines are given up (the recorder
+   * keeps their hits in memory where it can), counted in stats().failed and told to onRefused.
    */
   write(): boolean {
     if (this.queuedRecords === 0) return true
@@ -273,12 +275,14 @@ export class ClickSpool {
     } catch (err) {
       this.counters.failed += records
       this.onRefused?.(err)
+      this.onWritten?.(false)
       return false
     }
     this.counters.appended += records
     this.current.last = last
     this.current.records += records
     if (this.current.records >= SEGMENT_RECORDS) this.seal()
+    this.onWritten?.(true)
     return true
   }
 

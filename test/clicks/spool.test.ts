@@ -224,6 +224,35 @@ describe('click spool', () => {
     expect(recorder.stats()).toMatchObject({ recorded: 64, written: 64, dropped: 0 })
   })
 
+  it.skipIf(!disk)('drops what neither a full memory buffer nor a refusing disk can hold, counted, and goes back to memory after', async () => {
+    const link = await linkFor('full2')
+    const spool = new ClickSpool(disk!)
+    const recorder = new ClickRecorder({ db: handle.db, visitorKey: Buffer.alloc(32, 7), log, ping: handle.ping, maxBuffer: 5, spool })
+    down = true
+    try {
+      writeFileSync(join(disk!, 'filler'), Buffer.alloc(64 * 1024))
+    } catch {
+      /* filled up to the byte it refused */
+    }
+    for (let i = 0; i < 8; i++) recorder.record(hitOf(link.id, i))
+    let answered = 0
+    await new Promise<void>((done) => {
+      for (let i = 0; i < 8; i++) recorder.afterSpool(() => ++answered === 8 && done())
+    })
+    // every visit answered; the three beyond memory had only the disk, which refused them
+    expect(answered).toBe(8)
+    expect(recorder.stats()).toMatchObject({ recorded: 5, dropped: 3, buffered: 5 })
+    expect(recorder.spoolStats()).toMatchObject({ unspooled: 8, backlog: 0 })
+    rmSync(join(disk!, 'filler'))
+    down = false
+    await recorder.flush()
+    // nothing waits on disk: the next hit goes to memory at once
+    recorder.record(hitOf(link.id, 8))
+    expect(recorder.stats()).toMatchObject({ recorded: 6, written: 5, buffered: 1 })
+    await recorder.close()
+    expect(recorder.stats()).toMatchObject({ recorded: 6, written: 6, dropped: 3 })
+  })
+
   it('keeps clicks on disk beyond the memory buffer while the database is away, and writes each once when it is back', async () => {
     const dir = tempDir()
     const t = await start(dir)
@@ -239,10 +268,16 @@ describe('click spool', () => {
     const recorder = (spool: ClickSpool) => new ClickRecorder({ db: handle.db, visitorKey: Buffer.alloc(32, 7), log, ping: handle.ping, maxBuffer: 5, spool })
 
     down = true
-    const first = recorder(new ClickSpool(dir))
+    const firstSpool = new ClickSpool(dir)
+    const first = recorder(firstSpool)
     for (let i = 0; i < 12; i++) first.record(hit(i))
+    // the seven beyond memory are taken once the turn's write has put them on disk
+    expect(first.stats()).toMatchObject({ recorded: 5, dropped: 0, buffered: 5 })
+    await new Promise<void>((done) => first.afterSpool(done))
     expect(first.stats()).toMatchObject({ recorded: 12, dropped: 0, buffered: 5 })
     expect(first.spoolStats()).toEqual({ on: true, spooled: 12, unspooled: 0, backlog: 7 })
+    // one write for the turn's twelve lines, those bound for disk only included
+    expect(firstSpool.stats()).toMatchObject({ appended: 12, writes: 1 })
     await expect(first.flush()).rejects.toThrow()
     // the process stops with the database still away: nothing is dropped, the spool keeps all 12
     await first.close(50)
