@@ -59,6 +59,8 @@ export class DiskBacklog {
   read(room: number): BufferedHit[] {
     if (this.after === null) return []
     this.spool.write()
+    // refused, and nothing was on disk before: the pending hits went back to memory (written)
+    if (this.after === null) return []
     const hits = this.spool.read(this.after, room)
     this.count = Math.max(0, this.count - hits.length)
     // everything after `after` is now in memory: new hits go to the buffer again
