@@ -62,6 +62,10 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: sign-in, links, analytics,
     expect(again?.status()).toBe(410)
 
     await page.goto(origin + '/dashboard/links')
+    // the page's own requests answered first: one still in flight when the session ends answers
+    // 401 and sends the app to /login itself, which aborts the form's navigation to the same place
+    await page.getByRole('heading', { name: 'No links yet' }).waitFor()
+    await page.waitForLoadState('networkidle')
     await Promise.all([page.waitForURL(`${origin}/login`), page.getByRole('button', { name: 'Sign out' }).click()])
     expect((await context.cookies()).filter((c) => c.name === 'kurz_session')).toEqual([])
     const back = await page.goto(origin + '/dashboard/links')
