@@ -13,6 +13,7 @@ import { validatorCompiler } from './http/zod.js'
 import { BODY_LIMIT, registerBodyParsers } from './http/body.js'
 import { authenticate } from './http/auth.js'
 import { registerRateLimit } from './http/rate-limit.js'
+import { refuseNulInQuery } from './http/nul-bytes.js'
 import openapi from './openapi/index.js'
 import metrics from './metrics.js'
 import { registerCors } from './http/cors.js'
@@ -237,6 +238,7 @@ export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promis
       done()
     })
     api.addHook('onRequest', authenticate)
+    api.addHook('preValidation', refuseNulInQuery)
     await api.register(async (management) => {
       await registerRateLimit(management, { max: config.rateLimit.max, sessionMax: config.rateLimit.dashboardMax, name: 'api' })
       for (const plugin of [account, admin, domains, campaigns, channels, links, pixels, qr, pages, webhooks, transfer, blocklist, reports, dashboardApi]) {

@@ -194,6 +194,27 @@ describe('shared API conventions', () => {
     })
   })
 
+  // Postgres cannot hold a NUL in text: a search for one reached the driver and answered 500
+  describe('a NUL byte (%00) in a query value', () => {
+    it.each([
+      ['/api/urls?q=a%00b', 'q'],
+      ['/api/users?email=a%00', 'email'],
+      ['/api/users?search=%00', 'search'],
+      ['/api/users?q=x%00', 'q'],
+      ['/api/urls?q=a&q=b%00', 'q'],
+    ])('%s → 400 naming %s', async (url, field) => {
+      expectEnvelope(await admin.api.get(url), 400, new RegExp(`^${field} must not contain a NUL`))
+    })
+
+    it('is a 422 naming the field on v1, and a search without one still answers', async () => {
+      const res = await u.api.get('/api/v1/links?search=a%00b')
+      expect(res.statusCode).toBe(422)
+      expect(res.json()).toMatchObject({ error: 1, status: 422, errors: { search: [expect.stringMatching(/NUL/)] } })
+      expect((await u.api.get('/api/v1/links?search=a00b')).statusCode).toBe(200)
+      expect((await u.api.get('/api/urls?q=%2500')).statusCode).toBe(200)
+    })
+  })
+
   describe('unknown routes', () => {
     it.each([
       ['GET', '/api/nothing-here'],
