@@ -154,6 +154,11 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: sign-in, links, analytics,
     const chart = page.getByRole('img', { name: /Clicks over time/ })
     await chart.waitFor()
     expect(await chart.getAttribute('aria-label')).toMatch(/\b3 clicks\b/)
+    // DECISIONS 10.1's names, looked up unscoped as a test may: one navigation landmark, one "Links" link
+    expect(await page.getByRole('navigation').count()).toBe(1)
+    expect(await page.getByRole('link', { name: 'Links' }).count()).toBe(1)
+    await page.getByRole('link', { name: 'Link list' }).click()
+    await page.getByRole('heading', { name: 'Links', level: 1 }).waitFor()
   })
 
   it('designs a QR code with a live preview and downloads it as PNG and SVG', async () => {

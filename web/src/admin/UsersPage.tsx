@@ -100,11 +100,11 @@ export function UsersPage() {
         </div>
       )}
       {users.data && (
-        <nav className="pager" aria-label="Pages of users">
+        <div role="group" className="pager" aria-label="Pages of users">
           <button type="button" className="secondary" disabled={query.page <= 1} onClick={() => setQuery({ ...query, page: query.page - 1 })}>Previous page</button>
           <span>Page {query.page}</span>
           <button type="button" className="secondary" disabled={users.data.data.length < PER_PAGE} onClick={() => setQuery({ ...query, page: query.page + 1 })}>Next page</button>
-        </nav>
+        </div>
       )}
       <Modal title="New user" open={creating} onClose={() => setCreating(false)}>
         {creating && <UserForm plans={plans.data?.data ?? []} onDone={() => (setCreating(false), users.reload())} />}

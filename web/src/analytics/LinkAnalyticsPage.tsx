@@ -27,7 +27,7 @@ export function LinkAnalyticsPage() {
   return (
     <>
       <p className="crumbs">
-        <Link to="/links">Links</Link> / Analytics
+        <Link to="/links">Link list</Link> / Analytics
       </p>
       <PageHead title={d ? d.shorturl : 'Link analytics'}>
         {d && (

@@ -27,7 +27,7 @@ export function ChannelPage() {
   return (
     <>
       <p className="crumbs">
-        <Link to="/channels">Channels</Link> / {name}
+        <Link to="/channels">Channel list</Link> / {name}
       </p>
       <PageHead title={name}>
         <button type="button" onClick={() => (assign.setError(undefined), setAdding(true))}>Add items</button>

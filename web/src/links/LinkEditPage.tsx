@@ -25,7 +25,7 @@ export function LinkEditPage() {
   return (
     <>
       <p className="crumbs">
-        <Link to="/links">Links</Link> / <Link to={`/links/${id}`}>{link.data?.details.shorturl ?? 'Link'}</Link>
+        <Link to="/links">Link list</Link> / <Link to={`/links/${id}`}>{link.data?.details.shorturl ?? 'Link'}</Link>
       </p>
       <PageHead title="Edit link" />
       <ErrorNote message={link.error ?? options.error} onRetry={link.reload} />

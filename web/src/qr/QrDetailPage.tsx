@@ -14,7 +14,7 @@ export function QrDetailPage() {
   return (
     <>
       <p className="crumbs">
-        <Link to="/qr">QR codes</Link> / Scans
+        <Link to="/qr">QR code list</Link> / Scans
       </p>
       <PageHead title={d?.name ?? 'QR code'}>
         {d && (

@@ -85,7 +85,8 @@ export function Pager(props: { page: number; maxPage: number; total: number; onP
   if (props.total === 0) return null
   if (props.maxPage <= 1) return <p className="pager">{counted(props.total, props.noun)}</p>
   return (
-    <nav className="pager" aria-label={`Pages of ${props.noun}`}>
+    // a group, not a landmark: the dashboard's one navigation landmark is its menu (DECISIONS 10.1)
+    <div role="group" className="pager" aria-label={`Pages of ${props.noun}`}>
       <button type="button" className="secondary" disabled={props.page <= 1} onClick={() => props.onPage(props.page - 1)}>
         Previous page
       </button>
@@ -95,7 +96,7 @@ export function Pager(props: { page: number; maxPage: number; total: number; onP
       <button type="button" className="secondary" disabled={props.page >= props.maxPage} onClick={() => props.onPage(props.page + 1)}>
         Next page
       </button>
-    </nav>
+    </div>
   )
 }
 
