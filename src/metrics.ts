@@ -133,6 +133,17 @@ function metrics(app: FastifyInstance) {
     },
   })
 
+  new Counter({
+    name: 'kurz_link_health_checks_total',
+    help: "Checks of links' long URLs this instance recorded (background and POST /api/url/:id/check), by result: ok, broken, unknown",
+    labelNames: ['result'],
+    registers: [registry],
+    collect() {
+      this.reset()
+      for (const [result, n] of Object.entries(app.healthChecker.checks)) this.inc({ result }, n)
+    },
+  })
+
   new Gauge({
     name: 'kurz_click_totals_unfolded_days',
     help: 'Finished days (UTC) the daily fold has not yet added to the all-time click totals: 0 when up to date; statistics stay right, but read more rows while it grows',

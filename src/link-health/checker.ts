@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Db } from '../db/client.js'
+import type { HealthState } from '../db/schema/index.js'
 import { probe, PROBE_TIMEOUT, type ProbeResult } from './probe.js'
 import { recordHealth } from './store.js'
 
@@ -53,6 +54,8 @@ export class HealthChecker {
   private timer: NodeJS.Timeout | null = null
   private readonly hostNext = new Map<string, number>()
   private globalNext = 0
+  /** checks this instance recorded since start, by what they found (GET /metrics) */
+  readonly checks: Record<HealthState, number> = { ok: 0, broken: 0, unknown: 0 }
 
   constructor(
     private readonly db: Db,
@@ -133,6 +136,7 @@ export class HealthChecker {
 
   private async record(linkId: number, url: string, result: ProbeResult, at: Date, next: Date | null) {
     const recorded = await recordHealth(this.db, this.publicUrl, linkId, url, result, at, next)
+    if (recorded) this.checks[result.state]++
     if (recorded?.servingChanged) await this.onServingChanged(linkId)
     return recorded
   }

@@ -50,6 +50,11 @@ describe('link health: check now, fallback while broken', () => {
     expect((await check(alice, id)).json().data).toMatchObject({ state: 'ok', status: 204, reason: null })
     expectRedirect(await visit(t, '/flaky'), 302, url)
     expect(await counters(t, id)).toMatchObject({ clicks: 3 })
+    // DECISIONS §10.7: /metrics counts the checks by what they found
+    const metrics = (await t.app.inject({ method: 'GET', url: '/metrics' })).body
+    expect(metrics).toContain('kurz_link_health_checks_total{result="ok"} 2\n')
+    expect(metrics).toContain('kurz_link_health_checks_total{result="broken"} 1\n')
+    expect(metrics).toContain('kurz_link_health_checks_total{result="unknown"} 0\n')
   })
 
   it('a destination refusing connections is broken without a status', async () => {
