@@ -206,6 +206,7 @@ export const NOTES: Record<string, OperationNotes> = {
   'POST /r/{slug}': { summary: 'The password form of the link a rotator visit landed on' },
   'GET /u/{username}/{id}': { summary: "A public campaign's list of links" },
   'GET /qr/{alias}': { summary: 'The image of a QR code (PNG, or SVG with format=svg)' },
+  'GET /qr/{alias}/{size}': { summary: 'The image of a QR code, in one size' },
   'GET /q/{alias}': { summary: 'A QR code scan: redirects to its target' },
   'GET /{alias}/qr': { summary: "The QR code of a short link's URL" },
   'GET /{alias}/qr/{size}': { summary: "The QR code of a short link's URL, in one size" },

@@ -49,6 +49,17 @@ describe('QR images', () => {
       expect(res.json()).toEqual(SIZE_ERROR)
     })
 
+    // "same options" as /<alias>/qr/<size> (DECISIONS §5): the size may be the path's last part
+    it('renders /qr/<alias>/<size> as ?size= does, and refuses a bad one the same way', async () => {
+      const res = await get(t, `/qr/${alias}/128?format=png`)
+      expect(res.statusCode).toBe(200)
+      const d = decodePng(res.rawPayload)
+      expect([d.width, d.height]).toEqual([128, 128])
+      expect(d.text).toBe(`${PUBLIC}/q/${alias}`)
+      expect((await get(t, `/qr/${alias}/1025`)).json()).toEqual(SIZE_ERROR)
+      expect((await get(t, '/qr/nosuchcode/128')).statusCode).toBe(404)
+    })
+
     it('refuses an unknown format and a bad colour', async () => {
       expect((await get(t, `/qr/${alias}?format=gif`)).json()).toEqual({ error: 1, message: 'format: format must be png or svg.' })
       expect((await get(t, `/qr/${alias}?foreground=rgb(300,0,0)`)).json()).toEqual({

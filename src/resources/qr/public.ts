@@ -91,6 +91,14 @@ async function sendImage(req: FastifyRequest, reply: FastifyReply, renders: Thro
   return reply.send(image.body)
 }
 
+/** A size given in the path (`/qr/<alias>/<size>`), refused with the same message as `?size=`. */
+function pathSize(param: string | undefined): number | undefined {
+  if (param === undefined) return undefined
+  const n = parseSize(param)
+  if (n === null) throw badRequest(`size: ${SIZE_MESSAGE}`, 'size')
+  return n
+}
+
 function options(q: ImageQuery, size: number | undefined, stored: { foreground?: string; background?: string } = {}): Omit<RenderOptions, 'logo'> {
   return {
     size: size ?? q.size ?? DEFAULT_SIZE,
@@ -108,24 +116,22 @@ const qrPublic: FastifyPluginAsync = async (app) => {
   const r = app.withTypeProvider<ZodTypeProvider>()
   const renders = new Throttle('qr-render', QR_RENDERS_PER_MINUTE, MINUTE, app.redis)
 
-  // GET /qr/:alias – a QR code's image (PNG, ?format=svg, ?size=64..1024, colour overrides)
-  r.get<{ Params: { alias: string }; Querystring: ImageQuery }>('/qr/:alias', { schema: { querystring: imageQuery } }, async (req, reply) => {
+  // GET /qr/:alias and /qr/:alias/:size – a QR code's image (PNG, ?format=svg, ?size=64..1024, colour overrides)
+  const qrImage = async (req: FastifyRequest<{ Params: { alias: string; size?: string } }>, reply: FastifyReply) => {
+    const size = pathSize(req.params.size)
     const alias = req.params.alias
     const qr = QR_ALIAS.test(alias) ? await repo.findQrByAlias(app.db, alias) : undefined
     if (!qr) return notFoundPage(reply)
     const logo = qr.logoHash ? { key: qr.logoHash, load: () => repo.qrLogo(app.db, qr.id) } : null
-    return sendImage(req, reply, renders, qr.content, { ...options(req.query, undefined, qr), logo }, `qr-${qr.alias}`)
-  })
+    return sendImage(req, reply, renders, qr.content, { ...options(req.query as ImageQuery, size, qr), logo }, `qr-${qr.alias}`)
+  }
+  r.get('/qr/:alias', { schema: { querystring: imageQuery } }, qrImage)
+  r.get('/qr/:alias/:size', { schema: { querystring: imageQuery } }, qrImage)
 
   // GET /:alias/qr and /:alias/qr/:size – a link's QR code, encoding its short URL on this host
   const linkImage = async (req: FastifyRequest<{ Params: { alias: string; size?: string } }>, reply: FastifyReply) => {
     const query = req.query as ImageQuery
-    let size: number | undefined
-    if (req.params.size !== undefined) {
-      const n = parseSize(req.params.size)
-      if (n === null) throw badRequest(`size: ${SIZE_MESSAGE}`, 'size') // the same message as ?size=
-      size = n
-    }
+    const size = pathSize(req.params.size)
     const alias = req.params.alias
     const link = LINK_ALIAS.test(alias) ? await repo.findLinkOnHost(app.db, requestHost(req), app.config.defaultHost, alias) : undefined
     if (!link || link.disabled) return notFoundPage(reply)
