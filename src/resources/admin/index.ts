@@ -67,9 +67,8 @@ const admin: FastifyPluginAsync = async (app) => {
     if (!(await findUser(app.db, req.params.userid))) throw notFound('User not found.')
     const { type, expiration } = req.body
     const now = new Date()
-    if (expiration && expiration.getTime() <= now.getTime()) {
-      throw badRequest('expiration must be in the future; to end a subscription, subscribe the user to the free plan.', 'expiration')
-    }
+    // a past expiration is a subscription already over: the user is back on the default free plan
+    // at their next request (DECISIONS §3), as any passed subscription
     const planExpires =
       expiration ?? (plan.free || type === 'lifetime' ? null : type === 'monthly' ? addMonths(now, 1) : addMonths(now, 12))
     await app.db.update(users).set({ planId: plan.id, planExpires }).where(eq(users.id, req.params.userid))
@@ -96,7 +95,6 @@ const admin: FastifyPluginAsync = async (app) => {
   r.post('/api/user/add', { schema: { body: createUserBody } }, async (req) => {
     const { username: name, email: mail, password: pass, planid, expiration } = req.body
     if (planid !== undefined && !(await findPlan(app.db, planid))) throw badRequest('planid: no plan has that id.', 'planid')
-    if (expiration && expiration.getTime() <= Date.now()) throw badRequest('expiration must be in the future.', 'expiration')
     const { user } = await createUser(app.db, app.keys, { username: name, email: mail, password: pass, planId: planid, planExpires: expiration ?? null })
     return { error: 0, message: 'User has been registered.', data: { id: user.id, email: user.email, username: user.username } }
   })
