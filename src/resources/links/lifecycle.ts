@@ -84,7 +84,10 @@ const lifecycle: FastifyPluginAsync = async (app) => {
     await app.healthChecker.checkNow(link.id, link.url)
     const after = await findOwnedLink(app.db, req.user.id, link.id)
     if (!after) throw notFound('Link not found.')
-    return { error: 0, data: presentHealth(after) }
+    const health = presentHealth(after)
+    // "answers the same object" (DECISIONS 10.5): details.health itself beside `error`, and under
+    // `data` as the other lifecycle answers carry theirs
+    return { error: 0, ...health, data: health }
   })
 
   // POST /api/url/:id/resolve – what a visit by the described visitor would get; records nothing
