@@ -164,8 +164,6 @@ describe('parseQrData: content and scan target per type', () => {
     ['sms', 'not a number', /^data: data must be a phone number/],
     ['wifi', { password: 'x', encryption: 'WPA' }, /^data\.ssid: /],
     ['wifi', { ssid: 'x'.repeat(33), encryption: 'nopass' }, /^data\.ssid: data\.ssid must be at most 32 bytes\.$/],
-    ['wifi', { ssid: 'Net', encryption: 'WPA' }, /^data\.password: data\.password is required for a WPA network\.$/],
-    ['wifi', { ssid: 'Net', password: 'short', encryption: 'WPA' }, /^data\.password: data\.password of a WPA network must be 8 to 63/],
     ['wifi', { ssid: 'Net', password: 'x', encryption: 'nopass' }, /^data\.password: data\.password must be empty when encryption is nopass\.$/],
     ['wifi', { ssid: 'Net', encryption: 'WPA5' }, /^data\.encryption: data\.encryption must be one of WPA, WEP, nopass\.$/],
     ['wifi', { ssid: 'Net' }, /^data\.encryption: /],
