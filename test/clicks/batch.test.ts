@@ -219,26 +219,6 @@ describe('click batches and deletes', () => {
     expect((await t.app.db.select({ clicks: links.clicks, uniques: links.uniqueClicks }).from(links).where(eq(links.id, link)))[0]).toEqual({ clicks: 2, uniques: 2 })
   })
 
-  // Migration 0016: a database made with a language's collation (en_US.UTF-8) compared every key of
-  // these tables by the C library's locale rules. Byte order whatever the database's default.
-  it('keeps the click tables’ text keys in byte order (the "C" collation)', async () => {
-    const res = await t.app.db.execute<{ col: string; coll: string }>(sql`select c.relname || '.' || a.attname as col, co.collname as coll
-      from pg_attribute a join pg_class c on c.oid = a.attrelid join pg_collation co on co.oid = a.attcollation
-      where c.relname in ('click_profiles', 'click_visitors', 'click_visitor_hours', 'click_hourly', 'click_rollups', 'click_totals', 'click_profile_rollups')
-        and a.atttypid = 'text'::regtype and a.attnum > 0 and not a.attisdropped order by 1`)
-    const labels = ['country', 'referrer', 'social', 'browser', 'os', 'device', 'language'].map((c) => `click_profiles.${c}`)
-    const keys = [
-      ...['click_profiles', 'click_visitors', 'click_visitor_hours', 'click_hourly', 'click_rollups', 'click_totals', 'click_profile_rollups'].map((tb) => `${tb}.subject`),
-      ...labels,
-      'click_visitors.visitor_hash',
-      'click_visitor_hours.visitor_hash',
-      ...['click_rollups', 'click_totals'].flatMap((tb) => [`${tb}.dimension`, `${tb}.label`]),
-      // the view's labels are its profile's; its dimensions are literals, which take the columns' collation where they meet
-      'click_profile_rollups.label',
-    ].sort()
-    expect(res.rows.filter((r) => r.coll === 'C').map((r) => r.col).sort()).toEqual(keys)
-  })
-
   // Migration 0010 added the array signature; an instance of the previous release, still running
   // during a rolling upgrade, calls the JSON one, which must write the same rows.
   it('the JSON signature of the previous release writes what the array one writes', async () => {

@@ -7,10 +7,6 @@ import { createdAt } from './columns.js'
  * qr_codes in every table it touches. Deleting a link or a QR code deletes its rows through a
  * statement trigger on links and qr_codes (every cascade path included), and write_click_batch()
  * locks the batch's links and QR codes `for key share`, so a concurrent delete leaves no rows.
- *
- * The text keys of the statistics tables (subjects, labels, dimensions, visitor hashes) are
- * `COLLATE "C"` (migration 0016, which drizzle's column builders do not express): byte order,
- * whatever the database's collation.
  */
 
 /**
