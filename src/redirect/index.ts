@@ -262,7 +262,7 @@ const redirect: FastifyPluginAsync = async (app) => {
     const stats = await linkStats(app.db, row)
     return statsPage(
       reply,
-      { alias: row.alias, url: row.url, title: row.title, shortUrl: shortUrlOf(domain, row.alias), created: toTimestamp(row.createdAt) },
+      { alias: row.alias, url: row.locked ? null : row.url, title: row.title, shortUrl: shortUrlOf(domain, row.alias), created: toTimestamp(row.createdAt) },
       stats,
     )
   }

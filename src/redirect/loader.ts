@@ -311,6 +311,7 @@ export async function findStatsLink(db: Db, domainId: number | null, alias: stri
       title: links.title,
       privacy: links.privacy,
       hash: links.privacyPasswordHash,
+      locked: sql<boolean>`${links.passwordHash} is not null`,
       quarantined: links.quarantined,
       createdAt: links.createdAt,
       clicks: links.clicks,

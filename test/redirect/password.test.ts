@@ -164,6 +164,20 @@ describe('GET /:alias+ statistics page', () => {
     expect(await counters(t, id)).toEqual({ clicks: 2, uniqueClicks: 2, botClicks: 0, lastRotation: 0 })
   })
 
+  it('never shows the destination of a password-protected link, public or not', async () => {
+    // v1 makes links public by default: the statistics page must not give away what the password guards
+    await addV1Link(t, pro, { url: 'https://secret.example.com/hidden-target', alias: 'pwpublic', password: 'hunter22' })
+    await addLink(pro, { url: 'https://example.com/guarded-a1', custom: 'pwpublic2', status: 'public', password: 'secretpw' })
+    for (const alias of ['pwpublic', 'pwpublic2']) {
+      const res = await visit(t, `/${alias}+`)
+      expectPage(res, 200)
+      expect(res.body).toContain('the destination is password-protected')
+      expect(res.body).not.toMatch(/hidden-target|guarded-a1/)
+    }
+    const open = await visit(t, '/public1+')
+    expect(open.body).toContain('http://kurz.test/public1 → https://example.com/pub')
+  })
+
   it('answers a private link exactly like a missing one', async () => {
     await addLink(pro, { url: 'https://example.com/priv', custom: 'private1' })
     const priv = await visit(t, '/private1+')

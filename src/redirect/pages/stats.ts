@@ -4,7 +4,8 @@ import type { LinkStats, Top } from '../../clicks/stats.js'
 
 export interface StatsPageLink {
   alias: string
-  url: string
+  /** null for a password-protected link: its destination is what the password guards */
+  url: string | null
   title: string | null
   shortUrl: string
   created: string
@@ -26,7 +27,7 @@ export function statsPage(reply: FastifyReply, link: StatsPageLink, s: LinkStats
   return sendPage(reply, 200, {
     title: `Statistics · ${link.shortUrl}`,
     body: html`<main><h1>Statistics</h1>
-<p><strong>${link.title || link.shortUrl}</strong><br><span class="muted">${link.shortUrl} → ${link.url}</span><br><span class="muted">Created ${link.created} UTC</span></p>
+<p><strong>${link.title || link.shortUrl}</strong><br><span class="muted">${link.url === null ? html`${link.shortUrl} · the destination is password-protected` : html`${link.shortUrl} → ${link.url}`}</span><br><span class="muted">Created ${link.created} UTC</span></p>
 <table id="totals"><tbody>
 <tr><th>Clicks</th><td id="clicks">${s.clicks}</td></tr>
 <tr><th>Unique clicks</th><td id="unique-clicks">${s.uniqueClicks}</td></tr>
