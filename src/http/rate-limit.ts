@@ -10,6 +10,9 @@ import { fallbackStore } from './rate-limit-store.js'
  * so every instance behind the load balancer spends one budget; while Redis is away, each instance counts on its own.
  */
 export async function registerRateLimit(scope: FastifyInstance, opts: { max: number; sessionMax: number; name: string }) {
+  // the plugin's `ctx.after` is the time left until reset, not the window: say the window itself
+  const seconds = scope.config.rateLimit.windowSeconds
+  const window = seconds === 60 ? '1 minute' : seconds % 60 === 0 ? `${seconds / 60} minutes` : `${seconds} seconds`
   await scope.register(rateLimit, {
     global: true,
     hook: 'onRequest',
@@ -22,7 +25,7 @@ export async function registerRateLimit(scope: FastifyInstance, opts: { max: num
     keyGenerator: (req: FastifyRequest) =>
       req.user?.sessionHash ? `s${req.user.sessionHash.slice(0, 32)}` : req.user ? `k${req.user.keyHash?.slice(0, 32) ?? req.user.keyId}` : `ip${req.ip}`,
     errorResponseBuilder: (_req, ctx) =>
-      new ApiError(429, `Rate limit exceeded: at most ${ctx.max} requests per ${ctx.after}. Retry in ${Math.ceil(ctx.ttl / 1000)} seconds.`),
+      new ApiError(429, `Rate limit exceeded: at most ${ctx.max} requests per ${window}. Retry in ${Math.ceil(ctx.ttl / 1000)} seconds.`),
   })
   // The plugin sends seconds-until-reset; DECISIONS §2 wants the reset moment as Unix seconds.
   scope.addHook('onSend', async (_req: FastifyRequest, reply: FastifyReply, payload) => {

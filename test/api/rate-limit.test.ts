@@ -53,7 +53,8 @@ describe('rate limit, default settings (30 per 60 s per key; v1 120)', () => {
     }
     const res = await a.api.get('/api/account')
     expect(res.statusCode).toBe(429)
-    expect(res.json()).toEqual({ error: 1, message: expect.stringMatching(/Rate limit exceeded.*30 requests/) })
+    // the window itself, not the time left until it resets
+    expect(res.json()).toEqual({ error: 1, message: expect.stringMatching(/^Rate limit exceeded: at most 30 requests per 1 minute\. Retry in \d+ seconds\.$/) })
     expect(res.headers['x-ratelimit-limit']).toBe('30')
     expect(res.headers['x-ratelimit-remaining']).toBe('0')
     const retryAfter = Number(res.headers['retry-after'])

@@ -41,7 +41,7 @@ function hostOfDomainName(name: string): string | null {
 export async function resolveDomain(app: FastifyInstance, db: Db | Tx, user: AuthUser, input: LinkInput): Promise<number | null | undefined> {
   if (input.domainId !== undefined && input.domainId !== null) {
     const domain = await findOwnedDomain(db, user.id, input.domainId)
-    if (!domain) throw bad('domainId', 'is not one of your branded domains.')
+    if (!domain) throw bad('domainId', `${input.domainId} is not one of your branded domains.`)
     return domain.id
   }
   if (typeof input.domainName === 'string') {
