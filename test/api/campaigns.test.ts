@@ -284,6 +284,9 @@ describe('campaigns', () => {
         '/u/private_lister/abc',
         '/u/private_lister/99999999999',
         `/u/private_lister/${pub.id}x`,
+        // a NUL reached the database, which cannot compare one: a 500 before
+        `/u/private_lister%00/${pub.id}`,
+        `/u/pri%00vate/${pub.id}`,
       ]) {
         const res = await t.api().get(path)
         expect(res.statusCode, path).toBe(404)

@@ -68,7 +68,12 @@ describe('link reports', () => {
     expectPage(badEmail, 400)
     expect(badEmail.body).toContain('value="&quot;&gt;&lt;script&gt;x&lt;/script&gt;"')
     expect(badEmail.body).not.toContain('<script>')
-    expect(await countRows(t, linkReports)).toBe(before)
+    // a NUL, which Postgres cannot store, was a 500 (and spent one of the visitor's reports)
+    expect(await report('reported', { reason: 'spam', comment: 'a\u0000b' }, ip(51))).toMatchObject({ statusCode: 400, body: expect.stringContaining('Details must not contain control characters.') })
+    expect(await report('reported', { reason: 'spam', email: 'a\u0000@b.example' }, ip(51))).toMatchObject({ statusCode: 400, body: expect.stringContaining('That email address does not look right.') })
+    // line breaks in the details are fine
+    expectPage(await report('reported', { reason: 'spam', comment: 'line one\r\nline two' }, ip(52)), 200)
+    expect(await countRows(t, linkReports)).toBe(before + 1)
   })
 
   it(`is throttled per IP: ${REPORTS_PER_HOUR} reports an hour, then 429; another address is not affected`, async () => {

@@ -13,7 +13,8 @@ const campaignPages: FastifyPluginAsync = async (app) => {
   app.get<{ Params: { username: string; id: string }; Querystring: { page?: string } }>('/u/:username/:id', async (req, reply) => {
     const { username, id } = req.params
     const idNum = ID.test(id) ? Number(id) : 0
-    if (idNum < 1 || idNum > MAX_ID || username.length > 64) return notFoundPage(reply)
+    // a control character (a NUL above all, which Postgres cannot compare) names no account
+    if (idNum < 1 || idNum > MAX_ID || username.length > 64 || /[\u0000-\u001f\u007f]/.test(username)) return notFoundPage(reply)
     const found = await repo.findPublicCampaign(app.db, username, idNum)
     if (!found) return notFoundPage(reply)
     const pageParam = typeof req.query.page === 'string' && /^\d{1,6}$/.test(req.query.page) ? Number(req.query.page) : 1

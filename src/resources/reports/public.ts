@@ -53,7 +53,11 @@ const reportPages: FastifyPluginAsync = async (app) => {
     const form = { shortUrl: found.shortUrl, action: action(req), values }
     if (!Object.hasOwn(REPORT_REASONS, values.reason)) return reportForm(reply, 400, { ...form, error: 'Choose what is wrong with the link.' })
     if (values.comment.length > MAX_COMMENT) return reportForm(reply, 400, { ...form, error: `Details must be at most ${MAX_COMMENT} characters.` })
-    if (values.email && (values.email.length > 254 || !/^[^\s@]+@[^\s@]+$/.test(values.email))) {
+    // line breaks are welcome in the details; other control characters (a NUL above all, which Postgres cannot store) are not
+    if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(values.comment)) {
+      return reportForm(reply, 400, { ...form, error: 'Details must not contain control characters.' })
+    }
+    if (values.email && (values.email.length > 254 || !/^[^\s@\u0000-\u001f\u007f]+@[^\s@\u0000-\u001f\u007f]+$/.test(values.email))) {
       return reportForm(reply, 400, { ...form, error: 'That email address does not look right.' })
     }
     // counted before it is stored, so a burst cannot slip past the budget
