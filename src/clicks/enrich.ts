@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto'
 import { LRUCache } from 'lru-cache'
 import UAParser from 'ua-parser-js'
 import { toDay } from '../http/format.js'
-import type { Visitor } from '../visit/visitor.js'
+import { canonicalIp, type Visitor } from '../visit/visitor.js'
 import { countryOf } from './geo.js'
 
 export interface UaInfo {
@@ -100,7 +100,7 @@ export function enrich(visitorKey: Buffer, visitor: Visitor, at: Date): Enriched
     device: ua.device,
     language: visitor.language,
     bot: visitor.isBot,
-    visitorHash: visitorHash(visitorKey, day, visitor.ip, visitor.userAgent),
+    visitorHash: visitorHash(visitorKey, day, canonicalIp(visitor.ip), visitor.userAgent),
   }
   enrichCache.set(key, e)
   return e

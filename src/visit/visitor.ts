@@ -88,6 +88,20 @@ export function normaliseIp(ip: string): string {
   return m ? m[1] : ip
 }
 
+/**
+ * One text per IPv6 address (lower case, the longest run of zero groups compressed, as the URL
+ * standard writes it), so `2001:DB8:0:0::1` and `2001:db8::1` from a proxy's X-Forwarded-For hash
+ * as one visitor. For the click pipeline, off the response path; IPv4 passes through.
+ */
+export function canonicalIp(ip: string): string {
+  if (!ip.includes(':')) return ip
+  try {
+    return new URL(`http://[${ip}]/`).hostname.slice(1, -1)
+  } catch {
+    return ip // not an address the parser takes (a zone id): hashed as sent
+  }
+}
+
 interface AgentInfo {
   device: Device | null
   ubuntu: boolean

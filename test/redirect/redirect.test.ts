@@ -81,6 +81,13 @@ describe('GET /:alias', () => {
       expectPage(await visit(t, '/limited3'), 410)
     })
 
+    it('counts one IPv6 visitor once however the address is written', async () => {
+      const id = await addLink(pro, { url: 'https://example.com/v6', custom: 'uniq6' })
+      for (const ip of ['2001:db8:0:0::1', '2001:db8::1', '2001:DB8::1']) await visit(t, '/uniq6', { remoteAddress: ip })
+      await visit(t, '/uniq6', { remoteAddress: '2001:db8::2' })
+      expect(await counters(t, id)).toEqual({ clicks: 4, uniqueClicks: 2, botClicks: 0, lastRotation: 0 })
+    })
+
     it('keeps counting right across flushes, cache reloads and concurrent visits', async () => {
       const id = await addV1Link(t, pro, { url: 'https://example.com/capped', alias: 'capped10', expiration_clicks: '10', expiration_url: 'https://example.com/gone' })
       for (let i = 0; i < 4; i++) await visit(t, '/capped10')

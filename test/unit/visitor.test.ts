@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import { describe, expect, it } from 'vitest'
 import { UA } from '../redirect/user-agents.js'
-import { deviceOf, firstLanguage, isBotAgent, isCrawlerAgent, normaliseIp, platformOf, visitorFromRequest } from '../../src/visit/visitor.js'
+import { deviceOf, firstLanguage, isBotAgent, isCrawlerAgent, canonicalIp, normaliseIp, platformOf, visitorFromRequest } from '../../src/visit/visitor.js'
 
 describe('deviceOf', () => {
   it.each([
@@ -64,6 +64,14 @@ describe('normaliseIp', () => {
     expect(normaliseIp('::ffff:81.2.69.142')).toBe('81.2.69.142')
     expect(normaliseIp('2a00:1450:4001::1')).toBe('2a00:1450:4001::1')
     expect(normaliseIp('127.0.0.1')).toBe('127.0.0.1')
+  })
+})
+
+describe('canonicalIp', () => {
+  it('writes each IPv6 address one way and leaves IPv4 alone', () => {
+    for (const ip of ['2001:db8:0:0::1', '2001:DB8::1', '2001:0db8:0000:0000:0000:0000:0000:0001']) expect(canonicalIp(ip)).toBe('2001:db8::1')
+    expect(canonicalIp('81.2.69.142')).toBe('81.2.69.142')
+    expect(canonicalIp('fe80::1%eth0')).toBe('fe80::1%eth0')
   })
 })
 
