@@ -6,7 +6,7 @@ import { createDb, type Db, type DbHandle } from './db/client.js'
 import { errSerializer } from './db/query-errors.js'
 import { runMigrations } from './db/migrate.js'
 import { deriveKeys, resolveSecret, type Keys } from './lib/crypto.js'
-import { errorHandler, notFoundHandler } from './http/errors.js'
+import { errorHandler, frameworkErrorHandler, notFoundHandler } from './http/errors.js'
 import { REDACT_PATHS, requestSerializer } from './http/logging.js'
 import { listErrorAsNumber, withoutErrorKey } from './http/compat.js'
 import { validatorCompiler } from './http/zod.js'
@@ -144,6 +144,7 @@ export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promis
       return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : nextRequestId()
     },
     routerOptions: { maxParamLength: 2048 },
+    frameworkErrors: frameworkErrorHandler,
     childLoggerFactory: (logger, bindings, opts) => (opts.level ? logger.child(bindings, opts) : (new LazyChildLogger(logger as RootLogger, bindings) as unknown as FastifyBaseLogger)),
   })
 

@@ -168,6 +168,22 @@ export function errorHandler(err: unknown, req: FastifyRequest, reply: FastifyRe
   return reply.code(apiError.status).send({ error: 1, message: apiError.message })
 }
 
+/**
+ * Fastify's router refuses a path before any route sees it: a malformed %-escape (`/%ff`) or a
+ * parameter past maxParamLength. On the interfaces that is the contract's `{error: 1, message}`
+ * (v1 with its `status`), elsewhere the 404 page: no alias, page or file can have that path.
+ */
+export function frameworkErrorHandler(err: FastifyError, req: FastifyRequest, reply: FastifyReply) {
+  if (err.code !== 'FST_ERR_BAD_URL' && err.code !== 'FST_ERR_MAX_PARAM_LENGTH') return errorHandler(err, req, reply)
+  if (!isApiPath(req.url)) return notFoundPage(reply)
+  const [status, message] =
+    err.code === 'FST_ERR_BAD_URL'
+      ? [400, 'The path holds a malformed %-escape: encode a literal % as %25.']
+      : [414, 'The path is too long: no id or alias is that long.']
+  const v1 = req.url.startsWith('/api/v1/') || req.url.startsWith('/links/')
+  return reply.code(status).send(v1 ? { error: 1, message, status } : { error: 1, message })
+}
+
 /** JSON 404 on the interfaces, an HTML page elsewhere (a browser followed a dead link). */
 export function notFoundHandler(req: FastifyRequest, reply: FastifyReply) {
   if (isApiPath(req.url)) {

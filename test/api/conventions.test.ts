@@ -215,6 +215,26 @@ describe('shared API conventions', () => {
     })
   })
 
+  // the router refuses these before any route: they answered Fastify's own body, not the contract's
+  describe('a path the router cannot read', () => {
+    it('a malformed %-escape is a 400 envelope on the interfaces (v1 with its status) and the 404 page elsewhere', async () => {
+      expectEnvelope(await admin.api.get('/api/url/%ff'), 400, /malformed %-escape/)
+      const v1 = await u.api.get('/api/v1/links/%zz')
+      expect(v1.statusCode).toBe(400)
+      expect(v1.json()).toEqual({ error: 1, status: 400, message: expect.stringMatching(/malformed %-escape/) })
+      const visit = await t.app.inject({ url: '/%ff' })
+      expect(visit.statusCode).toBe(404)
+      expect(visit.headers['content-type']).toBe('text/html; charset=utf-8')
+    })
+
+    it('a path segment past the router\'s limit is a 414 envelope on the interfaces and the 404 page elsewhere', async () => {
+      expectEnvelope(await admin.api.get(`/api/url/${'9'.repeat(5000)}`), 414, /too long/)
+      const visit = await t.app.inject({ url: `/${'a'.repeat(5000)}` })
+      expect(visit.statusCode).toBe(404)
+      expect(visit.headers['content-type']).toBe('text/html; charset=utf-8')
+    })
+  })
+
   describe('unknown routes', () => {
     it.each([
       ['GET', '/api/nothing-here'],
