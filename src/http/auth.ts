@@ -38,6 +38,12 @@ export function keyFromHeader(header: unknown): string | null {
   return KEY_SHAPE.test(m[2]) ? m[2] : null
 }
 
+function authorizationHeaders(raw: string[]): number {
+  let n = 0
+  for (let i = 0; i < raw.length; i += 2) if (raw[i].length === 13 && raw[i].toLowerCase() === 'authorization') n++
+  return n
+}
+
 /** Wrong API keys per client address in 10 minutes before the address gets 429s without a lookup. */
 export const KEY_GUESSES = 30
 const KEY_GUESS_WINDOW = 10 * MINUTE
@@ -51,6 +57,8 @@ export async function authenticate(req: FastifyRequest, reply: FastifyReply) {
     req.user = await authenticateSession(req)
     return
   }
+  // Node keeps the first of two Authorization headers; which one a proxy on the way read is anyone's guess
+  if (authorizationHeaders(req.raw.rawHeaders) > 1) throw unauthorized('Send one Authorization header, not several.')
   const key = keyFromHeader(req.headers.authorization)
   if (!key) throw unauthorized()
   const app = req.server

@@ -29,6 +29,9 @@ describe('API keys', () => {
       ['another scheme (Basic)', () => ({ authorization: `Basic ${Buffer.from(`${u.key}:`).toString('base64')}` })],
       ['a JSON value instead of a key', () => ({ authorization: 'Bearer true' })],
       ['a key of 2 KiB', () => ({ authorization: `Bearer ${'k'.repeat(2048)}` })],
+      // Node would keep the first; a proxy on the way may have read the other
+      ['two Authorization headers, the right key first', () => ({ authorization: [`Bearer ${u.key}`, `Bearer ${'x'.repeat(32)}`] })],
+      ['the right key twice', () => ({ authorization: [`Bearer ${u.key}`, `Bearer ${u.key}`] })],
     ]
     it.each(refused)('answers 401 to %s', async (_name, headers) => {
       const res = await get(path, headers())
