@@ -32,7 +32,10 @@ function progressBar(total: number): ((p: ImportProgress) => void) | undefined {
   }
 }
 
-export async function runImport(handle: DbHandle, config: Config, file: string, values: Record<string, unknown>): Promise<ImportResult> {
+/** What POST /api/urls/import answers, `error: 0` first (DECISIONS §10.4: the CLI does the same). */
+export type ImportAnswer = { error: 0 } & ImportResult
+
+export async function runImport(handle: DbHandle, config: Config, file: string, values: Record<string, unknown>): Promise<ImportAnswer> {
   const email = values.user
   const format = values.format
   if (typeof email !== 'string') throw new ImportCliError('import needs --user <email> (the account that will own the links).')
@@ -68,7 +71,7 @@ export async function runImport(handle: DbHandle, config: Config, file: string, 
     const bar = progressBar(total)
     const result = await importLinks(app, { ...user, plan: applies, keyId: 0 }, format as ImportFormat, body, bar)
     if (bar) process.stderr.write('\n')
-    return result
+    return { error: 0, ...result }
   } finally {
     await app.close()
   }

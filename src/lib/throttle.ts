@@ -20,7 +20,13 @@ export class Throttle {
 
   /** Reserves one attempt for `key`: false when its budget for the window is already spent. */
   async take(key: string): Promise<boolean> {
-    return (await this.increment(key)) <= this.max
+    return (await this.increment(key)).n <= this.max
+  }
+
+  /** `take`, and when refused the milliseconds until the window ends (a 429's Retry-After). */
+  async attempt(key: string): Promise<{ ok: boolean; retryMs: number }> {
+    const { n, ttl } = await this.increment(key)
+    return { ok: n <= this.max, retryMs: ttl }
   }
 
   /**
@@ -50,20 +56,22 @@ export class Throttle {
     if (this.redis?.status === 'ready') await this.redis.del(this.redisKey(key)).catch(() => {})
   }
 
-  private async increment(key: string): Promise<number> {
+  /** The key's count after this attempt, and the milliseconds its window has left. */
+  private async increment(key: string): Promise<{ n: number; ttl: number }> {
     // not ready: answer from this instance at once rather than wait for a command to time out
     if (this.redis?.status === 'ready') {
       try {
         const k = this.redisKey(key)
         // SET NX gives the window its expiry exactly once, in the same transaction as the INCR
-        const res = await this.redis.multi().set(k, '0', 'PX', this.windowMs, 'NX').incr(k).exec()
+        const res = await this.redis.multi().set(k, '0', 'PX', this.windowMs, 'NX').incr(k).pttl(k).exec()
         const n = res?.[1]?.[1]
-        if (typeof n === 'number') return n
+        const ttl = res?.[2]?.[1]
+        if (typeof n === 'number') return { n, ttl: typeof ttl === 'number' && ttl > 0 ? ttl : this.windowMs }
       } catch {
         /* Redis away: this instance's own count */
       }
     }
-    return this.local.add(key, this.windowMs).n
+    return this.local.add(key, this.windowMs)
   }
 
   private redisKey(key: string) {

@@ -86,6 +86,11 @@ function successResponse(kind: Kind, notes: OperationNotes | undefined, method: 
   if (kind === 'pages') {
     return { description: 'An HTML page, an image, or a redirect (3xx with Location) for a short link.' }
   }
+  if (notes?.produces) {
+    const media: OpenAPIV3_1.MediaTypeObject = { schema: { type: 'string' } }
+    if (notes.example !== undefined) media.example = notes.example
+    return { description: `Success: the file, as ${notes.produces}.`, content: { [notes.produces]: media } }
+  }
   const schemaName = kind === 'v1' ? 'V1Success' : kind === 'management' ? 'Success' : undefined
   const description =
     kind === 'management'
@@ -106,6 +111,8 @@ function errorResponses(kind: Kind, method: string, op: Operation): Record<strin
   // an id in the path, or a lookup by short URL, can name nothing of the caller's
   const findsOne = params.some((p) => p.in === 'path' || p.name === 'short')
   const writes = method === 'post' || method === 'put'
+  // every body is capped (DECISIONS §2) and read only in the types the interface takes
+  const hasBody = Boolean(op.requestBody)
   if (kind === 'management') {
     return {
       ...(takesInput ? { 400: ref('BadRequest') } : {}),
@@ -113,6 +120,7 @@ function errorResponses(kind: Kind, method: string, op: Operation): Record<strin
       403: ref('Forbidden'),
       ...(findsOne ? { 404: ref('NotFound') } : {}),
       ...(writes ? { 409: ref('Conflict') } : {}),
+      ...(hasBody ? { 413: ref('PayloadTooLarge'), 415: ref('UnsupportedMediaType') } : {}),
       429: ref('RateLimited'),
     }
   }
@@ -121,6 +129,7 @@ function errorResponses(kind: Kind, method: string, op: Operation): Record<strin
       401: ref('V1Unauthorized'),
       403: ref('V1Forbidden'),
       ...(findsOne ? { 404: ref('V1NotFound') } : {}),
+      ...(hasBody ? { 413: ref('V1PayloadTooLarge'), 415: ref('V1UnsupportedMediaType') } : {}),
       ...(takesInput ? { 422: ref('V1Invalid') } : {}),
       429: ref('V1RateLimited'),
     }
@@ -144,7 +153,8 @@ function completeOperation(method: string, path: string, op: Operation) {
     op.parameters = [...(op.parameters ?? []), ...extra]
   }
   if (notes?.body && !op.requestBody) {
-    op.requestBody = { content: Object.fromEntries(notes.body.content.map((type) => [type, { schema: notes.body!.schema }])) }
+    const { content, description, required } = notes.body
+    op.requestBody = { ...(required ? { required } : {}), ...(description ? { description } : {}), content: Object.fromEntries(Object.entries(content).map(([type, schema]) => [type, { schema }])) }
   }
   if (notes?.requestExample !== undefined && op.requestBody && 'content' in op.requestBody) {
     for (const media of Object.values(op.requestBody.content)) media.example = notes.requestExample
@@ -154,7 +164,8 @@ function completeOperation(method: string, path: string, op: Operation) {
   const given = op.responses ?? {}
   // @fastify/swagger's placeholder for a route without a response schema
   if ((given['200'] as OpenAPIV3_1.ResponseObject | undefined)?.description === 'Default Response') delete given['200']
-  op.responses = { [success]: successResponse(kind, notes, method), ...errorResponses(kind, method, op), ...given } as OpenAPIV3_1.ResponsesObject
+  const failures = Object.fromEntries(Object.entries(notes?.failures ?? {}).map(([status, name]) => [status, ref(name)]))
+  op.responses = { [success]: successResponse(kind, notes, method), ...errorResponses(kind, method, op), ...failures, ...given } as OpenAPIV3_1.ResponsesObject
 }
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const

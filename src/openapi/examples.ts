@@ -15,8 +15,12 @@ export interface OperationNotes {
   query?: Record<string, Record<string, unknown>>
   /** a request body to show instead of the generated one */
   requestExample?: unknown
-  /** request body of a handler that reads its own body */
-  body?: { content: string[]; schema: Record<string, unknown> }
+  /** request body of a handler that reads its own body: a schema per media type it takes */
+  body?: { content: Record<string, Record<string, unknown>>; description?: string; required?: boolean }
+  /** media type of the success answer when it is not JSON (a file); `example` is then its text */
+  produces?: string
+  /** failure answers of this operation that differ from the generated ones: status → components.responses name */
+  failures?: Record<number, string>
 }
 
 const ts = '2030-01-15 09:30:00'
@@ -61,7 +65,7 @@ const v1Form = {
     rotation: { type: 'array', items: { type: 'object', properties: { value: { type: 'string' } } } },
   },
 }
-const v1Body = { content: ['application/x-www-form-urlencoded', 'application/json'], schema: v1Form }
+const v1Body = { content: { 'application/x-www-form-urlencoded': v1Form, 'application/json': v1Form } }
 
 export const NOTES: Record<string, OperationNotes> = {
   'GET /api/account': {
@@ -104,6 +108,34 @@ export const NOTES: Record<string, OperationNotes> = {
   },
   'PUT /api/url/{id}/update': { summary: 'Change a link (fields not sent are kept)', example: { error: 0, id: 1, short } },
   'DELETE /api/url/{id}/delete': { summary: 'Delete a link and its clicks', example: deleted('Link') },
+
+  'GET /api/urls/export': {
+    summary: 'Your links as a CSV file',
+    description: 'Needs the plan\'s `export` feature. Streamed, oldest first. A cell that starts with `=`, `+`, `-`, `@`, a tab or a carriage return gets a leading `\'` (a spreadsheet shows it as text); an import with `format=csv` takes it off again.',
+    produces: 'text/csv',
+    example: `id,alias,shorturl,longurl,title,description,clicks,uniqueClicks,date,domain,campaign,channels,expiry\r\n1,spring,${short},https://example.com/spring-sale,Spring sale,,42,30,${ts},https://sho.rt,,,\r\n`,
+  },
+  'GET /api/url/{id}/clicks/export': {
+    summary: 'The click rows of a link as a CSV file',
+    description: 'Needs the plan\'s `export` feature. `from` and `to` are days (UTC), `to` included. Never an IP address.',
+    produces: 'text/csv',
+    example: `date,country,referrer,browser,os,device,language,bot\r\n${ts},DE,news.example.org,Chrome,Windows,,de,0\r\n`,
+  },
+  'POST /api/urls/import': {
+    summary: 'Create links from an export file (Kurz, Bitly, YOURLS, Shlink, Kutt)',
+    description:
+      'The file is the request body, up to 20 MiB (`npm run cli -- import` takes any size). Every row goes through the rules of `POST /api/url/add`; an alias already taken is skipped, never overwritten. `errors` lists refused and skipped rows by line.',
+    body: {
+      required: true,
+      description: 'The export file, up to 20 MiB.',
+      content: {
+        'text/csv': { type: 'string', description: 'a CSV export with a header line (comma, semicolon or tab separated), or one URL per line' },
+        'application/json': { type: ['array', 'object'], description: 'a JSON export: a list of links, or the product\'s answer around one' },
+      },
+    },
+    failures: { 413: 'ImportTooLarge', 415: 'ImportUnsupportedMediaType' },
+    example: { error: 0, imported: 2, skipped: 1, errors: [{ line: 4, message: 'custom: "handbook" is already taken on that domain; choose another alias. Skipped.' }] },
+  },
 
   'GET /api/domains': { summary: 'Your branded domains', example: { error: '0', data: { ...pageData, domains: [{ id: 1, domain: 'https://go.example.com', redirectroot: '', redirect404: '' }] } } },
   'POST /api/domain/add': { summary: 'Add a branded domain', example: { error: 0, id: 1 } },

@@ -45,10 +45,12 @@ describe('npm run cli -- import', { timeout: 120_000 }, () => {
     expect((await cli('users:create', '--email', 'mover@example.com', '--username', 'mover')).code).toBe(0)
     const res = await cli('import', '--user', 'mover@example.com', '--format', 'shlink', join(FIXTURES, 'shlink.json'))
     expect(res).toMatchObject({ code: 0, stderr: '' })
-    expect(JSON.parse(res.stdout)).toEqual({ imported: 1, skipped: 0, errors: [] })
+    expect(JSON.parse(res.stdout)).toEqual({ error: 0, imported: 1, skipped: 0, errors: [] })
+    // the same object as the endpoint, key for key and in its order
+    expect(res.stdout).toMatch(/^\{\s*"error": 0,/)
     // the second run finds the alias taken: skipped and reported, never overwritten
     const again = await cli('import', '--user', 'mover@example.com', '--format', 'shlink', join(FIXTURES, 'shlink.json'))
-    expect(JSON.parse(again.stdout)).toEqual({ imported: 0, skipped: 1, errors: [{ line: 1, message: expect.stringMatching(/^custom: "api-ref" is already taken.*Skipped\.$/) }] })
+    expect(JSON.parse(again.stdout)).toEqual({ error: 0, imported: 0, skipped: 1, errors: [{ line: 1, message: expect.stringMatching(/^custom: "api-ref" is already taken.*Skipped\.$/) }] })
   })
 
   it('refuses an unknown user, a missing format and an unreadable file', async () => {

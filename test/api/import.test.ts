@@ -100,12 +100,45 @@ describe('POST /api/urls/import', () => {
 
   it('refuses an unknown format, a wrong content type, an empty or foreign file, and a file over 20 MiB', async () => {
     expectError(await alice.api.post('/api/urls/import?format=tinyurl', 'url\nhttps://example.com/', { 'content-type': 'text/csv' }), 400, /^format: must be one of csv, bitly, yourls, shlink, kutt/)
-    expectError(await alice.api.post('/api/urls/import', 'url=https://example.com', { 'content-type': 'application/x-www-form-urlencoded' }), 415)
+    // the route names the types it takes, not the application/json of every other route
+    expectError(
+      await alice.api.post('/api/urls/import', 'url=https://example.com', { 'content-type': 'application/x-www-form-urlencoded' }),
+      415,
+      /^Unsupported Content-Type "application\/x-www-form-urlencoded": send the file as text\/csv or application\/json\.$/,
+    )
+    expectError(await alice.api.post('/api/urls/import', '<links/>', { 'content-type': 'application/xml' }), 415, /^Unsupported Content-Type "application\/xml": send the file as text\/csv or application\/json\.$/)
+    expectError(await alice.api.post('/api/urls/import', '"https://example.com/"', { 'content-type': 'text/plain' }), 415, /^Unsupported Content-Type "text\/plain": send the file as text\/csv or application\/json\.$/)
     expectError(await alice.api.post('/api/urls/import', '', { 'content-type': 'text/csv' }), 400, /empty/)
     const foreign = await alice.api.post('/api/urls/import?format=kutt', '{"hello":"world"}', { 'content-type': 'application/json' })
     expect(foreign.json()).toEqual({ error: 0, imported: 0, skipped: 0, errors: [{ line: 1, message: 'This JSON is not a kutt export: expected a list of links.' }] })
     const huge = `url\n${'https://example.com/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n'.repeat(420_000)}`
-    expectError(await alice.api.post('/api/urls/import', huge, { 'content-type': 'text/csv' }), 413)
+    // the limit named is this route's, not the 1 MiB of every other body
+    expectError(await alice.api.post('/api/urls/import', huge, { 'content-type': 'text/csv' }), 413, /^Request body is too large: the limit for an import is 20 MiB; /)
+    expectError(await alice.api.post('/api/urls/import?format=kutt', `[${'"x",'.repeat(5_300_000)}"x"]`, { 'content-type': 'application/json' }), 413, /20 MiB/)
+    // every other route keeps its own
+    expectError(await alice.api.post('/api/url/add', { url: 'https://example.com/', title: 'x'.repeat(1_100_000) }), 413, /the limit is 1 MiB\.$/)
+  })
+
+  it('lists the refused rows by line, whichever rule refused them', async () => {
+    const u = await t.makeUser()
+    const kutt = [
+      { target: 'https://example.com/k1', address: 'kutt-first' },
+      { target: 'javascript:alert(1)', address: 'kutt-second' },
+      'not a link',
+      { target: 'https://example.com/k4', address: 'kutt-fourth' },
+      42,
+    ]
+    const res = await post(u, 'kutt-json', JSON.stringify(kutt))
+    expect(res.json()).toEqual({
+      error: 0,
+      imported: 2,
+      skipped: 0,
+      errors: [
+        { line: 2, message: expect.stringMatching(/^url: the javascript: scheme is not allowed/) },
+        { line: 3, message: 'This entry is not a link object.' },
+        { line: 5, message: 'This entry is not a link object.' },
+      ],
+    })
   })
 
   it('a file over 1 MiB but under 20 MiB is taken', { timeout: 120_000 }, async () => {

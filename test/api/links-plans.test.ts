@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { and, count, eq } from 'drizzle-orm'
 import { links } from '../../src/db/schema/index.js'
 import type { Feature } from '../../src/db/schema/index.js'
 import { expectError, testApp, type TestApp, type TestUser } from '../helpers/app.js'
 import { linkRow, linkRowCounts, makeCampaign, makeDomain, makePage, makePixel } from '../helpers/fixtures.js'
 
-/* DECISIONS §3: the plan's links cap and feature switches; §4: alias races. */
+/* DECISIONS §3: the plan's links cap and feature switches; §4: alias races; §10.6: the creation throttle. */
 
 const U = 'https://example.com/'
 
@@ -214,5 +214,42 @@ describe('links: plans and concurrency', () => {
         await t.app.db.execute('drop function kurz_test_collide')
       }
     })
+  })
+})
+
+describe('links: the creation throttle (CREATE_LIMIT_PER_HOUR) says when to come back', () => {
+  let t: TestApp
+  beforeAll(async () => {
+    // no Redis: the hour's window is this instance's, so its end is exact
+    t = await testApp({ CREATE_LIMIT_PER_HOUR: '2' })
+  })
+  afterAll(() => t.close())
+
+  it('a 429 carries Retry-After, the whole seconds left in the hour, on /api/url/add and on v1 POST /api/v1/links', async () => {
+    const u = await t.makeUser({ plan: 'pro' })
+    for (let i = 0; i < 2; i++) expect((await u.api.post('/api/url/add', { url: `${U}limited/${i}` })).statusCode).toBe(200)
+    // 20 minutes into the window: 40 minutes are left
+    const clock = vi.spyOn(Date, 'now').mockReturnValue(Date.now() + 20 * 60_000)
+    try {
+      const refused = await u.api.post('/api/url/add', { url: `${U}limited/2` })
+      expectError(refused, 429, /at most 2 links an hour \(CREATE_LIMIT_PER_HOUR\)\. Try again in \d+ seconds\.$/)
+      const v1 = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/links',
+        headers: { authorization: `Bearer ${u.key}`, 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+        payload: `url=${encodeURIComponent(`${U}limited/v1`)}`,
+      })
+      expect(v1.statusCode).toBe(429)
+      expect(v1.json()).toMatchObject({ error: 1, status: 429 })
+      for (const res of [refused, v1]) {
+        const seconds = Number(res.headers['retry-after'])
+        expect(Number.isInteger(seconds)).toBe(true)
+        expect(seconds).toBeGreaterThan(40 * 60 - 30)
+        expect(seconds).toBeLessThanOrEqual(40 * 60)
+        expect(res.json().message).toContain(`Try again in ${seconds} seconds.`)
+      }
+    } finally {
+      clock.mockRestore()
+    }
   })
 })

@@ -93,6 +93,33 @@ describe('GET /openapi.json', () => {
     expect(doc.paths!['/links/{id}/destroy']!.delete!.parameters).toEqual([expect.objectContaining({ in: 'path', name: 'id', required: true })])
   })
 
+  it('documents import and export as they are: the file bodies, the CSV answers and the body failures', () => {
+    const imp = doc.paths!['/api/urls/import']!.post!
+    const body = imp.requestBody as OpenAPIV3_1.RequestBodyObject
+    expect(body.required).toBe(true)
+    expect(body.description).toMatch(/20 MiB/)
+    expect(Object.keys(body.content).sort()).toEqual(['application/json', 'text/csv'])
+    expect(body.content['text/csv'].schema).toMatchObject({ type: 'string' })
+    expect(imp.parameters).toEqual([expect.objectContaining({ in: 'query', name: 'format', schema: expect.objectContaining({ enum: ['csv', 'bitly', 'yourls', 'shlink', 'kutt'] }) })])
+    expect(imp.responses['413']).toEqual({ $ref: '#/components/responses/ImportTooLarge' })
+    expect(imp.responses['415']).toEqual({ $ref: '#/components/responses/ImportUnsupportedMediaType' })
+    const example = (name: string) => (doc.components!.responses![name] as OpenAPIV3_1.ResponseObject).content!['application/json'].example.message
+    expect(example('ImportTooLarge')).toMatch(/20 MiB/)
+    expect(example('ImportUnsupportedMediaType')).toMatch(/text\/csv or application\/json/)
+    expect((imp.responses['200'] as OpenAPIV3_1.ResponseObject).content!['application/json'].example).toMatchObject({ error: 0, imported: expect.any(Number), skipped: expect.any(Number), errors: expect.any(Array) })
+
+    for (const path of ['/api/urls/export', '/api/url/{id}/clicks/export']) {
+      const ok = doc.paths![path]!.get!.responses['200'] as OpenAPIV3_1.ResponseObject
+      expect(Object.keys(ok.content ?? {}), path).toEqual(['text/csv'])
+      expect(ok.content!['text/csv'].example, path).toMatch(/^(id,alias|date,country),/)
+    }
+    // every other body is capped at 1 MiB and read as JSON (v1: form-encoded too)
+    expect(doc.paths!['/api/url/add']!.post!.responses['413']).toEqual({ $ref: '#/components/responses/PayloadTooLarge' })
+    expect(doc.paths!['/api/url/add']!.post!.responses['415']).toEqual({ $ref: '#/components/responses/UnsupportedMediaType' })
+    expect(doc.paths!['/api/v1/links']!.post!.responses['415']).toEqual({ $ref: '#/components/responses/V1UnsupportedMediaType' })
+    expect(doc.paths!['/api/urls']!.get!.responses['413']).toBeUndefined()
+  })
+
   it('documents the public pages without a key and leaves the browser UI out', () => {
     const visit = doc.paths!['/{alias}']!.get!
     expect(visit.tags).toEqual(['Pages'])

@@ -18,13 +18,16 @@ function throttleOf(app: FastifyInstance, max: number): Throttle {
  * hour per non-admin account, beside the plan's `links` cap, counted in Redis when it is set. A
  * create is counted before it runs, so a burst of simultaneous creates cannot pass the limit;
  * one refused later (a taken alias, a bad field) still counts. Imports are not counted: they are
- * one deliberate act, bounded by their own size limit.
+ * one deliberate act, bounded by their own size limit. A refusal carries `Retry-After`: the
+ * seconds until the account's window closes and its creates count from zero again.
  */
 export async function requireCreateRoom(app: FastifyInstance, user: AuthUser): Promise<void> {
   const max = app.config.createLimitPerHour
   if (user.admin || !max) return
   // id and creation time: ids start again in another database that shares the same Redis
-  if (!(await throttleOf(app, max).take(`${user.id}-${user.createdAt.getTime()}`))) {
-    throw new ApiError(429, `Too many links created: an account may create at most ${max} links an hour (CREATE_LIMIT_PER_HOUR). Try again later.`)
+  const { ok, retryMs } = await throttleOf(app, max).attempt(`${user.id}-${user.createdAt.getTime()}`)
+  if (!ok) {
+    const seconds = Math.max(1, Math.ceil(retryMs / 1000))
+    throw new ApiError(429, `Too many links created: an account may create at most ${max} links an hour (CREATE_LIMIT_PER_HOUR). Try again in ${seconds} seconds.`, undefined, undefined, seconds)
   }
 }

@@ -1,10 +1,14 @@
 /*
  * CSV both ways (RFC 4180). Writing neutralises formula injection: a spreadsheet runs a cell that
  * starts with = + - @ (or a tab or CR, which some strip first) as a formula, so such cells get a
- * leading apostrophe, which spreadsheets show as text.
+ * leading apostrophe, which spreadsheets show as text. Reading Kurz's own export takes exactly
+ * that apostrophe off again (unguardCell), so an export imports back unchanged. A value that
+ * itself starts with apostrophes before such a character gets one more, so the reader never takes
+ * off one that was the value's own.
  */
 
-const FORMULA_START = /^[=+\-@\t\r]/
+const FORMULA_START = /^'*[=+\-@\t\r]/
+const GUARDED = /^'+[=+\-@\t\r]/
 const NEEDS_QUOTES = /[",\r\n]|^\s|\s$/
 
 /** One cell: null/undefined empty, text neutralised and quoted where needed. */
@@ -13,6 +17,11 @@ export function csvCell(value: string | number | boolean | null | undefined): st
   if (typeof value === 'number' || typeof value === 'boolean') return String(value)
   const text = FORMULA_START.test(value) ? `'${value}` : value
   return NEEDS_QUOTES.test(text) ? `"${text.replace(/"/g, '""')}"` : text
+}
+
+/** A cell as csvCell wrote it, without the apostrophe it put before a formula character; any other cell as it is. */
+export function unguardCell(cell: string): string {
+  return GUARDED.test(cell) ? cell.slice(1) : cell
 }
 
 /** One record, CRLF-terminated as RFC 4180 has it. */

@@ -1,5 +1,5 @@
 import { parseTimestamp } from '../../http/format.js'
-import { parseCsv } from './csv.js'
+import { parseCsv, unguardCell } from './csv.js'
 
 /*
  * The export files of the shorteners people leave, read into one shape. Columns are matched by
@@ -172,8 +172,10 @@ export function* readImport(format: ImportFormat, body: unknown): Generator<Impo
           continue
         }
       }
+      // Kurz's own export guards formula cells with an apostrophe (csv.ts): taken off again here
+      const cells = format === 'csv' ? rec.cells.map(unguardCell) : rec.cells
       const fields: Fields = {}
-      header.forEach((h, i) => (fields[h] ??= rec.cells[i]))
+      header.forEach((h, i) => (fields[h] ??= cells[i]))
       yield map(fields, rec.line)
     }
     if (!header) yield { line: 1, message: 'The file is empty: it needs a header line and one line per link.' }

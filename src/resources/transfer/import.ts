@@ -70,6 +70,8 @@ export async function importLinks(
     if (chunk.length >= CHUNK) await flush()
   }
   await flush()
+  // a row the reader refused is listed at once, a row the link rules refused when its chunk is written
+  result.errors.sort((a, b) => a.line - b.line)
   if (failed > result.errors.length) result.errors.push({ line: 0, message: `${failed - result.errors.length} more rows were refused; fix the ones listed and import the file again.` })
   return result
 }

@@ -1,11 +1,11 @@
 import { Readable } from 'node:stream'
-import type { FastifyPluginAsync, FastifyReply } from 'fastify'
+import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { and, eq } from 'drizzle-orm'
 import { z } from 'zod'
 import type { ZodTypeProvider } from '../../http/zod.js'
 import { links } from '../../db/schema/index.js'
 import { requireFeature } from '../../http/auth.js'
-import { ApiError, notFound } from '../../http/errors.js'
+import { ApiError, errorHandler, notFound } from '../../http/errors.js'
 import { idParam, optional } from '../../http/fields.js'
 import { parseTimestamp, toDay } from '../../http/format.js'
 import { clicksCsv, linksCsv } from './export.js'
@@ -15,17 +15,41 @@ import { importLinks } from './import.js'
 /** An import file may be large; every other body stays at the 1 MiB of DECISIONS §2. */
 export const IMPORT_BODY_LIMIT = 20 * 1024 * 1024
 
-const day = (field: string) =>
-  z.string({ message: `${field} must be a date like 2030-12-31.` }).transform((v, ctx) => {
-    const d = /^\d{4}-\d{2}-\d{2}$/.test(v) ? parseTimestamp(v) : null
-    if (d) return d
-    ctx.addIssue({ code: 'custom', message: `${field} must be a date like 2030-12-31.` })
-    return z.NEVER
-  })
-const clicksQuery = z.object({ from: optional(day('from')), to: optional(day('to')) })
+// the shared error formatter puts the field first ("from: must be…")
+const day = z.string({ message: 'must be a date like 2030-12-31.' }).transform((v, ctx) => {
+  const d = /^\d{4}-\d{2}-\d{2}$/.test(v) ? parseTimestamp(v) : null
+  if (d) return d
+  ctx.addIssue({ code: 'custom', message: 'must be a date like 2030-12-31.' })
+  return z.NEVER
+})
+const clicksQuery = z.object({
+  from: optional(day).meta({ description: 'first day, YYYY-MM-DD (UTC)' }),
+  to: optional(day).meta({ description: 'last day, YYYY-MM-DD (UTC), included' }),
+})
 const importQuery = z.object({
   format: optional(z.enum(IMPORT_FORMATS, { message: `must be one of ${IMPORT_FORMATS.join(', ')}.` })).transform((f) => f ?? 'csv'),
 })
+
+const mediaType = (req: FastifyRequest) => String(req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase()
+const unsupportedType = (type: string) =>
+  new ApiError(415, `${type ? `Unsupported Content-Type "${type.slice(0, 100)}"` : 'No Content-Type'}: send the file as text/csv or application/json.`)
+
+/**
+ * The import route's words for the two body failures the shared handler words for every other
+ * route (its 1 MiB limit, its application/json); everything else, and the answer itself, is the
+ * shared errorHandler's.
+ */
+function importErrorHandler(err: unknown, req: FastifyRequest, reply: FastifyReply) {
+  const code = (err as FastifyError | null)?.code
+  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    const limit = `${IMPORT_BODY_LIMIT / 1024 / 1024} MiB`
+    return errorHandler(new ApiError(413, `Request body is too large: the limit for an import is ${limit}; npm run cli -- import takes a file of any size.`), req, reply)
+  }
+  if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || (err instanceof ApiError && err.status === 415)) {
+    return errorHandler(unsupportedType(mediaType(req)), req, reply)
+  }
+  return errorHandler(err, req, reply)
+}
 
 function sendCsv(reply: FastifyReply, name: string, rows: AsyncGenerator<string>) {
   return reply
@@ -57,11 +81,9 @@ const transfer: FastifyPluginAsync = async (app) => {
   })
 
   // POST /api/urls/import?format=csv|bitly|yourls|shlink|kutt – the file as the body (text/csv or application/json)
-  r.post('/api/urls/import', { schema: { querystring: importQuery }, bodyLimit: IMPORT_BODY_LIMIT }, async (req) => {
-    const type = String(req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase()
-    if (type !== 'text/csv' && type !== 'application/json') {
-      throw new ApiError(415, 'Send the file as text/csv or application/json.')
-    }
+  r.post('/api/urls/import', { schema: { querystring: importQuery }, bodyLimit: IMPORT_BODY_LIMIT, errorHandler: importErrorHandler }, async (req) => {
+    const type = mediaType(req)
+    if (type !== 'text/csv' && type !== 'application/json') throw unsupportedType(type)
     if (req.body === undefined || req.body === null || req.body === '') throw new ApiError(400, 'The file is empty: send it as the request body.')
     const result = await importLinks(app, req.user, req.query.format, req.body)
     return { error: 0, ...result }

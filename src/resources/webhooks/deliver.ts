@@ -65,6 +65,9 @@ export interface DeliveryStats {
 
 const rowsOf = <T>(result: unknown): T[] => (result as { rows: T[] }).rows
 
+/** The status of a delivery given up on: failed, unless the receiver took it once already (a manual resend). */
+const DONE = sql`case when delivered_at is null then 'failed' else 'delivered' end`
+
 /** `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` (DECISIONS §10.3). */
 export function signature(secret: string, body: string, t = Math.floor(Date.now() / 1000)): string {
   return `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')}`
@@ -224,7 +227,8 @@ export class DeliveryWorker {
     const final = !attempted || d.manual || wait === undefined
     const due = final ? null : new Date(Date.now() + Math.round(wait * (0.9 + Math.random() * 0.2)))
     await this.db.transaction(async (tx) => {
-      await tx.execute(sql`update webhook_deliveries set status = ${final ? 'failed' : 'pending'}, attempts = ${attempts},
+      // a failed resend of a delivery the receiver already took leaves it delivered; `error` says how the resend went
+      await tx.execute(sql`update webhook_deliveries set status = ${final ? DONE : sql`'pending'`}, attempts = ${attempts},
           response_status = ${o.status}, error = ${o.error}, manual = false,
           next_attempt_at = ${due ? due.toISOString() : sql`now()`} where id = ${d.id}`)
       if (!attempted) return
@@ -234,7 +238,7 @@ export class DeliveryWorker {
       if (w && Date.now() - new Date(w.failing_since).getTime() >= this.opts.disableAfterMs) {
         const reason = `Disabled on ${toTimestamp(new Date())} UTC: every delivery failed for ${Math.round(this.opts.disableAfterMs / HOUR)} hours in a row (last: ${o.error}). Fix the receiver, then update the webhook with enabled: true.`
         await tx.execute(sql`update webhooks set enabled = false, disabled_reason = ${reason} where id = ${d.webhook_id} and enabled`)
-        await tx.execute(sql`update webhook_deliveries set status = 'failed', next_attempt_at = now(),
+        await tx.execute(sql`update webhook_deliveries set status = ${DONE}, next_attempt_at = now(),
             error = case when id = ${d.id} then error else 'the webhook was disabled' end
             where webhook_id = ${d.webhook_id} and status = 'pending'`)
         this.log.warn({ webhook: d.webhook_id }, 'webhook disabled after failing for days')

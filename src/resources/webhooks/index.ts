@@ -3,7 +3,7 @@ import type { FastifyPluginAsync } from 'fastify'
 import { z } from 'zod'
 import type { ZodTypeProvider } from '../../http/zod.js'
 import { WEBHOOK_EVENTS, type WebhookEvent } from '../../db/schema/index.js'
-import { badRequest, forbidden, notFound } from '../../http/errors.js'
+import { badRequest, conflict, forbidden, notFound } from '../../http/errors.js'
 import { boolish, clearable, description, idParam, optional, pathId } from '../../http/fields.js'
 import { listResponse, pageQuery } from '../../http/pagination.js'
 import { presentDelivery, presentWebhook } from './present.js'
@@ -13,19 +13,20 @@ import * as repo from './repo.js'
 /** Each webhook multiplies every event it listens to; a bound keeps one account from flooding the outbox. */
 export const MAX_WEBHOOKS = 10
 
+// the shared error formatter puts the field first ("events: …"): the messages do not repeat it
 const events = z
-  .array(z.string({ message: 'events must be a list of event names.' }), { message: `events must be a list of event names: ${WEBHOOK_EVENTS.join(', ')}.` })
-  .min(1, 'events must name at least one event.')
-  .max(WEBHOOK_EVENTS.length * 2, 'events lists too many entries.')
+  .array(z.string({ message: 'must be an event name.' }), { message: `must be a list of event names: ${WEBHOOK_EVENTS.join(', ')}.` })
+  .min(1, 'must name at least one event.')
+  .max(WEBHOOK_EVENTS.length * 2, 'lists too many entries.')
   .transform((list, ctx): WebhookEvent[] => {
     const unknown = list.find((e) => !(WEBHOOK_EVENTS as readonly string[]).includes(e))
     if (unknown !== undefined) {
-      ctx.addIssue({ code: 'custom', message: `events: "${unknown.slice(0, 50)}" is not an event; use ${WEBHOOK_EVENTS.join(', ')}.` })
+      ctx.addIssue({ code: 'custom', message: `"${unknown.slice(0, 50)}" is not an event; use ${WEBHOOK_EVENTS.join(', ')}.` })
       return z.NEVER
     }
     return [...new Set(list as WebhookEvent[])]
   })
-const url = z.string({ message: 'url must be a string.' }).trim()
+const url = z.string({ message: 'must be a string.' }).trim()
 
 const createBody = z.object({ url, events, description: optional(description()) })
 const updateBody = z.object({
@@ -106,10 +107,16 @@ const webhooksPlugin: FastifyPluginAsync = async (app) => {
     return listResponse('deliveries', rows.map(presentDelivery), total, req.query)
   })
 
-  // POST /api/webhook/:id/deliveries/:deliveryId/retry – one more attempt, now
+  // POST /api/webhook/:id/deliveries/:deliveryId/retry – one more attempt, now (a delivered one is sent again)
   r.post('/api/webhook/:id/deliveries/:deliveryId/retry', { schema: { params: deliveryParams } }, async (req) => {
-    await owned(req.user.id, req.params.id)
-    if (!(await repo.retryDelivery(app.db, req.params.id, req.params.deliveryId))) throw notFound('Delivery not found.')
+    // a disabled webhook sends nothing: a retry would only record one more failure over the delivery
+    const disabled = () => conflict(`This webhook is disabled: enable it (PUT /api/webhook/${req.params.id}/update with enabled: true), then retry the delivery.`)
+    if (!(await owned(req.user.id, req.params.id)).enabled) throw disabled()
+    if (!(await repo.retryDelivery(app.db, req.params.id, req.params.deliveryId))) {
+      // switched off since the read above, or no such delivery
+      if (!(await owned(req.user.id, req.params.id)).enabled) throw disabled()
+      throw notFound('Delivery not found.')
+    }
     void app.webhooks.kick()
     return { error: 0, message: 'The delivery will be attempted again now.' }
   })

@@ -62,14 +62,22 @@ export async function listDeliveries(db: Db, webhookId: number, q: PageQuery) {
 }
 
 /**
- * Queues one more attempt of a delivery now; false when it is not one of that webhook's. A delivery
- * already pending just comes due now. A manual retry is a single attempt: no new backoff series.
+ * Queues one more attempt of a delivery now; false when it is not one of that webhook's, or the
+ * webhook is disabled (it would send nothing). A delivery already pending just comes due now. A
+ * manual retry is a single attempt: no new backoff series. A delivered one is sent again, and
+ * stays delivered if that attempt fails (deliver.ts `settle`).
  */
 export async function retryDelivery(db: Db, webhookId: number, deliveryId: number): Promise<boolean> {
   const [row] = await db
     .update(webhookDeliveries)
     .set({ status: 'pending', nextAttemptAt: sql`now()`, manual: sql`${webhookDeliveries.status} <> 'pending'` })
-    .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.webhookId, webhookId)))
+    .where(
+      and(
+        eq(webhookDeliveries.id, deliveryId),
+        eq(webhookDeliveries.webhookId, webhookId),
+        sql`exists (select 1 from webhooks w where w.id = ${webhookId} and w.enabled)`,
+      ),
+    )
     .returning({ id: webhookDeliveries.id })
   return row !== undefined
 }
