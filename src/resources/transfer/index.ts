@@ -5,7 +5,7 @@ import { z } from 'zod'
 import type { ZodTypeProvider } from '../../http/zod.js'
 import { links } from '../../db/schema/index.js'
 import { requireFeature } from '../../http/auth.js'
-import { ApiError, errorHandler, notFound } from '../../http/errors.js'
+import { ApiError, badRequest, errorHandler, notFound } from '../../http/errors.js'
 import { idParam, optional } from '../../http/fields.js'
 import { parseTimestamp, toDay } from '../../http/format.js'
 import { clicksCsv, linksCsv } from './export.js'
@@ -76,6 +76,8 @@ const transfer: FastifyPluginAsync = async (app) => {
     if (!link) throw notFound('Link not found.')
     requireFeature(req.user, 'export')
     const { from, to } = req.query
+    // as the statistics say it: an upside-down range is a mistake, not an empty file
+    if (from && to && to < from) throw badRequest('to must be the same day as from or later.', 'to')
     const end = to ? new Date(to.getTime() + 86_400_000) : null
     return sendCsv(reply, `kurz-clicks-${link.id}`, clicksCsv(app.db, link.id, from ?? null, end))
   })
