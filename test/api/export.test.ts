@@ -102,7 +102,7 @@ describe('CSV export', () => {
     expectError(await alice.api.get(`/api/url/${alices}/clicks/export?from=yesterday`), 400, /^from: must be a date like 2030-12-31\.$/)
     expectError(await alice.api.get(`/api/url/${alices}/clicks/export?to=2030-02-31x`), 400, /^to: must be a date like 2030-12-31\.$/)
     // an upside-down range is refused as the statistics refuse it, not answered with an empty file
-    expectError(await alice.api.get(`/api/url/${alices}/clicks/export?from=2026-11-30&to=2026-11-01`), 400, /^to: to must be the same day as from or later\.$|^to must be the same day as from or later\.$/)
+    expectError(await alice.api.get(`/api/url/${alices}/clicks/export?from=2026-11-30&to=2026-11-01`), 400, /^to must be the same day as from or later\.$/)
   })
 
   it('an account without links gets the header line only', async () => {
