@@ -3,7 +3,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import formbody from '@fastify/formbody'
 import cookie from '@fastify/cookie'
 import { z } from 'zod'
-import { html, messagePage, sendPage } from '../lib/html.js'
+import { html, messagePage, raw, sendPage } from '../lib/html.js'
 import { BusyError, hashPassword, verifyGuess } from '../lib/passwords.js'
 import { loginCsrf } from '../http/login-csrf.js'
 import { Throttle } from '../lib/throttle.js'
@@ -12,9 +12,15 @@ import { findUserByEmail, presentAccount } from '../resources/admin/users.js'
 import { findUserWithPlan } from '../accounts/effective-plan.js'
 import { unauthorized } from '../http/errors.js'
 import { csrfTokenFor } from '../http/session-auth.js'
-import { appShell, sendAsset, SPA_CSP, webRoot } from './static.js'
+import { appShell, ICON_PATH, sendAsset, sendIcon, SPA_CSP, webRoot } from './static.js'
 import { consumeSsoToken } from '../resources/admin/sso.js'
 import { SESSION_COOKIE, SESSION_TTL, createSession, endSession, sessionUser } from '../accounts/sessions.js'
+
+/** The sign-in card: off the screen's edges on a phone, fields as wide as the card (lib/html.ts styles the rest). */
+const LOGIN_STYLE = `main.login{max-width:26rem;margin:3rem auto;padding:2rem}
+main.login input:not([type=hidden]),main.login button{width:100%;box-sizing:border-box}
+main.login label{display:block;font-weight:600}main.login input{margin-top:.3rem;font-weight:400}
+@media (max-width:30rem){main.login{margin:1rem .75rem;padding:1.25rem}}`
 
 const loginBody = z.object({ email: z.string().max(254).default(''), password: z.string().max(1024).default(''), csrf: z.string().max(128).optional() })
 
@@ -39,14 +45,20 @@ const dashboard: FastifyPluginAsync<{ webRoot?: string }> = async (app, opts) =>
 
   const csrf = loginCsrf(app)
 
-  function loginForm(reply: FastifyReply, status: number, error?: string) {
+  /**
+   * The sign-in form; after a refusal it keeps the email typed (escaped like every value) and puts
+   * the cursor in the password field. Its own few rules keep the card off the screen's edges and
+   * its fields as wide as the card on a phone.
+   */
+  function loginForm(reply: FastifyReply, status: number, error?: string, email = '') {
     const token = csrf.issue(reply.request, reply)
     return sendPage(reply, status, {
       title: 'Sign in · Kurz',
-      body: html`<main><h1>Sign in</h1>${error ? html`<p class="error">${error}</p>` : ''}
+      head: html`<link rel="icon" href="${ICON_PATH}" type="image/svg+xml"><style>${raw(LOGIN_STYLE)}</style>`.value,
+      body: html`<main class="login"><h1>Sign in</h1>${error ? html`<p class="error" role="alert">${error}</p>` : ''}
 <form method="post" action="/login">${token ? html`<input type="hidden" name="csrf" value="${token}">` : ''}
-<p><label>Email<br><input type="email" name="email" required autocomplete="username"></label></p>
-<p><label>Password<br><input type="password" name="password" required autocomplete="current-password"></label></p>
+<p><label>Email<br><input type="email" name="email" value="${email}" required autocomplete="username"${raw(email ? '' : ' autofocus')}></label></p>
+<p><label>Password<br><input type="password" name="password" required autocomplete="current-password"${raw(email ? ' autofocus' : '')}></label></p>
 <p><button type="submit">Sign in</button></p></form></main>`.value,
     })
   }
@@ -63,6 +75,10 @@ const dashboard: FastifyPluginAsync<{ webRoot?: string }> = async (app, opts) =>
     return reply.redirect('/dashboard', 302)
   })
 
+  // GET /favicon.svg – Kurz's icon, named by the dashboard's and the sign-in page's <link rel="icon">
+  // (browser UI, no interface for a client: left out of the API document like /login)
+  app.get(ICON_PATH, { schema: { hide: true } }, async (_req, reply) => sendIcon(reply))
+
   // GET /login – email and password form
   app.get('/login', async (_req, reply) => loginForm(reply, 200))
 
@@ -73,7 +89,7 @@ const dashboard: FastifyPluginAsync<{ webRoot?: string }> = async (app, opts) =>
     if (!csrf.accepts(req, token)) return loginForm(reply, 403, 'This sign-in form came from another site or is out of date: sign in again here.')
     const key = `${req.ip}|${email.toLowerCase()}`
     // counted before it is checked, so simultaneous guesses cannot all slip in
-    if (!(await logins.take(key))) return loginForm(reply.header('retry-after', 900), 429, 'Too many attempts. Try again in 15 minutes.')
+    if (!(await logins.take(key))) return loginForm(reply.header('retry-after', 900), 429, 'Too many attempts. Try again in 15 minutes.', email)
     const user = email ? await findUserByEmail(app.db, email) : undefined
     // an unknown email costs one argon2 verify too, so response time does not tell which emails exist
     const hash = user?.passwordHash ?? (await dummyHash())
@@ -82,9 +98,9 @@ const dashboard: FastifyPluginAsync<{ webRoot?: string }> = async (app, opts) =>
       right = await verifyGuess(hash, password)
     } catch (err) {
       if (!(err instanceof BusyError)) throw err
-      return loginForm(reply.header('retry-after', 5), 503, 'Too many sign-ins are being checked right now. Try again in a moment.')
+      return loginForm(reply.header('retry-after', 5), 503, 'Too many sign-ins are being checked right now. Try again in a moment.', email)
     }
-    if (!right || !user) return loginForm(reply, 401, 'Email or password is wrong.')
+    if (!right || !user) return loginForm(reply, 401, 'Email or password is wrong.', email)
     await logins.reset(key)
     startSession(reply, await createSession(app.db, user.id))
     return reply.redirect('/dashboard', 302)

@@ -20,6 +20,7 @@ const COUNTRY_CODES = (
 
 /** Names that read better than ICU's short forms ("Congo - Kinshasa", "Hong Kong SAR China"). */
 const NAME_OVERRIDES: Record<string, string> = {
+  FK: 'Falkland Islands',
   CD: 'Democratic Republic of the Congo',
   CG: 'Republic of the Congo',
   HK: 'Hong Kong',
@@ -122,6 +123,14 @@ export function countryName(code: string): string | null {
 }
 
 export const isCountryCode = (code: string) => COUNTRY_NAMES.has(code.toUpperCase())
+
+/**
+ * The countries a target may name, one entry per code with the name above, sorted by name: what
+ * the dashboard's country picker offers, so it never offers a code this module refuses.
+ */
+export function countryOptions(): { code: string; name: string }[] {
+  return COUNTRY_CODES.map((code) => ({ code, name: COUNTRY_NAMES.get(code)! })).sort((a, b) => a.name.localeCompare(b.name, 'en'))
+}
 
 // ---------------------------------------------------------------- devices
 

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { eq } from 'drizzle-orm'
 import { appWith, expectError, testApp, type TestApp, type TestUser } from '../helpers/app.js'
 import { countRows } from '../helpers/fixtures.js'
 import { expectPage, visit } from '../helpers/visits.js'
-import { linkReports } from '../../src/db/schema/index.js'
+import { linkReports, links } from '../../src/db/schema/index.js'
 import { REPORTS_PER_HOUR } from '../../src/resources/reports/public.js'
 
 /*
@@ -116,7 +117,13 @@ describe('link reports', () => {
       comment: 'Asks for my bank password',
       email: 'me@example.com',
       date: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/),
+      quarantined: false,
     })
+    // whether the link is quarantined now: what the admin may release
+    await t.app.db.update(links).set({ quarantined: true }).where(eq(links.id, linkId))
+    const now = (await admin.api.get(`/api/reports?link=${linkId}`)).json().data.reports
+    expect(now.every((r: { quarantined: boolean }) => r.quarantined)).toBe(true)
+    await t.app.db.update(links).set({ quarantined: false }).where(eq(links.id, linkId))
     const page = (await admin.api.get('/api/reports?limit=2&page=2')).json().data
     expect(page).toMatchObject({ result: total, perpage: 2, currentpage: 2, maxpage: Math.ceil(total / 2) })
     expect(page.reports).toHaveLength(2)

@@ -5,13 +5,13 @@ import { requireAdmin } from '../../http/auth.js'
 import { MAX_ID, optional } from '../../http/fields.js'
 import { toTimestamp } from '../../http/format.js'
 import { listResponse, pageQuery } from '../../http/pagination.js'
-import { listReports, type LinkReport } from './repo.js'
+import { listReports, type ListedReport } from './repo.js'
 
 const listQuery = pageQuery.extend({
   link: optional(z.coerce.number({ message: 'link must be a link id.' }).int('link must be a link id.').min(1, 'link must be a link id.').max(MAX_ID, 'link must be a link id.')),
 })
 
-const presentReport = (r: LinkReport) => ({
+const presentReport = ({ report: r, quarantined }: ListedReport) => ({
   id: r.id,
   link: r.linkId,
   shorturl: r.shortUrl,
@@ -19,6 +19,8 @@ const presentReport = (r: LinkReport) => ({
   comment: r.comment ?? '',
   email: r.email ?? '',
   date: toTimestamp(r.createdAt),
+  // what an admin acts on: a quarantined link is released with POST /api/url/:id/release
+  quarantined: quarantined === true,
 })
 
 /** GET /api/reports: what visitors reported through `/<alias>/report` (admin only, DECISIONS §10.6). */

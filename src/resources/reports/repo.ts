@@ -1,9 +1,11 @@
 import { count, desc, eq } from 'drizzle-orm'
 import type { Db } from '../../db/client.js'
-import { linkReports } from '../../db/schema/index.js'
+import { linkReports, links } from '../../db/schema/index.js'
 import { offsetOf, type PageQuery, withTotal } from '../../http/pagination.js'
 
 export type LinkReport = typeof linkReports.$inferSelect
+/** A report and whether its link is quarantined now (false once the link is gone). */
+export type ListedReport = { report: LinkReport; quarantined: boolean | null }
 
 export async function insertReport(db: Db, values: typeof linkReports.$inferInsert): Promise<void> {
   await db.insert(linkReports).values(values)
@@ -13,7 +15,14 @@ export async function listReports(db: Db, q: PageQuery & { link?: number }) {
   const where = q.link !== undefined ? eq(linkReports.linkId, q.link) : undefined
   return withTotal(
     q,
-    db.select().from(linkReports).where(where).orderBy(desc(linkReports.createdAt), desc(linkReports.id)).limit(q.limit).offset(offsetOf(q)),
+    db
+      .select({ report: linkReports, quarantined: links.quarantined })
+      .from(linkReports)
+      .leftJoin(links, eq(links.id, linkReports.linkId))
+      .where(where)
+      .orderBy(desc(linkReports.createdAt), desc(linkReports.id))
+      .limit(q.limit)
+      .offset(offsetOf(q)),
     db.select({ total: count() }).from(linkReports).where(where),
   )
 }

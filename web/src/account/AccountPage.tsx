@@ -26,8 +26,13 @@ export function AccountPage() {
               <dd>{a.username}</dd>
               <dt>Plan</dt>
               <dd>
-                {user.plan.name} <Badge tone={a.status === 'pro' ? 'good' : 'plain'}>{a.status}</Badge>
-                {user.admin && <Badge>admin</Badge>}
+                <Badge tone={a.status === 'pro' ? 'good' : 'plain'}>{user.plan.name}</Badge>
+                {user.admin && (
+                  <>
+                    {' '}
+                    <Badge>admin</Badge>
+                  </>
+                )}
               </dd>
               <dt>Plan expires</dt>
               <dd>{a.expires ? formatDateTime(a.expires) : 'Never'}</dd>
@@ -57,7 +62,7 @@ function ApiKey({ publicUrl }: { publicUrl: string }) {
     if (!yes) return
     await show.run(async () => {
       setKey((await api.post<{ apikey: string }>('/api/account/apikey')).apikey)
-      announce('A new API key has been issued.')
+      announce('A new API key has been issued; the old one no longer works.')
     })
   }
   return (
@@ -70,7 +75,7 @@ function ApiKey({ publicUrl }: { publicUrl: string }) {
       {key ? (
         <p className="keybox">
           <code aria-label="Your API key">{key}</code>
-          <CopyButton value={key} label="Copy key" what="API key copied" />
+          <CopyButton value={key} label="Copy key" what="API key copied" of="" />
           <button type="button" className="ghost small" onClick={() => setKey(undefined)}>
             Hide API key
           </button>
@@ -97,7 +102,7 @@ function EmailForm({ current, onDone }: { current: string; onDone: () => void })
   async function submit(e: FormEvent) {
     e.preventDefault()
     if (await save.run(() => api.put('/api/account/update', { email: email.trim() }))) {
-      announce('Email changed.')
+      announce(`Email changed to ${email.trim()}.`)
       onDone()
     }
   }

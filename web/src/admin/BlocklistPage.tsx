@@ -6,7 +6,7 @@ import { announce } from '../ui/announce'
 import { useConfirm } from '../ui/confirm'
 import { formatDateTime } from '../ui/format'
 import { useAction, useLoad } from '../ui/hooks'
-import { EmptyState, ErrorNote, Field, Loading, Modal, PageHead, Pager } from '../ui/parts'
+import { Badge, EmptyState, ErrorNote, Field, Loading, Modal, PageHead, Pager } from '../ui/parts'
 import { useApiPaths } from '../ui/routes-available'
 import { NotYet } from '../webhooks/NotYet'
 
@@ -19,8 +19,11 @@ interface Entry {
 }
 interface Report {
   id: number
-  link: number
+  /** null once the link is deleted (reports outlive their link) */
+  link: number | null
   shorturl: string
+  /** whether the link is quarantined now (false once it is deleted) */
+  quarantined: boolean
   reason: string
   comment: string
   email: string
@@ -57,7 +60,10 @@ function Entries() {
   const rows = list.data?.data.entries
   async function onDelete(e: Entry) {
     if (!(await confirm({ title: 'Remove this entry?', message: <p>New links may use <strong>{e.value}</strong> again. Links it quarantined stay so until released.</p>, confirm: 'Remove entry' }))) return
-    if (await remove.run(() => api.del(`/api/blocklist/${e.id}/delete`))) list.reload()
+    if (await remove.run(() => api.del(`/api/blocklist/${e.id}/delete`))) {
+      announce(`${e.value} removed from the blocklist.`)
+      list.reload()
+    }
   }
   return (
     <section className="card" aria-labelledby="entries-head">
@@ -151,11 +157,51 @@ function EntryForm({ onDone }: { onDone: () => void }) {
   )
 }
 
+/** A reported link's quarantine as GET /api/reports says it, and this page's own releases. */
+type Quarantine = 'yes' | 'no' | 'gone' | 'released'
+
+function useQuarantine() {
+  const [released, setReleased] = useState<number[]>([])
+  const of = (r: Report): Quarantine => {
+    if (r.link === null) return 'gone'
+    if (released.includes(r.link)) return 'released'
+    return r.quarantined ? 'yes' : 'no'
+  }
+  return { of, released: (id: number) => setReleased((l) => [...l, id]) }
+}
+
+const STATE: Record<Quarantine, { text: string; tone: 'plain' | 'good' | 'warn' }> = {
+  yes: { text: 'Quarantined', tone: 'warn' },
+  no: { text: 'Not quarantined', tone: 'plain' },
+  gone: { text: 'Link deleted', tone: 'plain' },
+  released: { text: 'Released', tone: 'good' },
+}
+
 function Reports() {
   const [page, setPage] = useState(1)
   const list = useLoad(() => api.get<ListOf<'reports', Report>>(`/api/reports${qs({ page, limit: 50 })}`), [page])
   const release = useAction()
+  const confirm = useConfirm()
   const rows = list.data?.data.reports
+  const quarantine = useQuarantine()
+
+  async function onRelease(r: Report) {
+    const yes = await confirm({
+      title: 'Release this link?',
+      message: (
+        <p>
+          Visitors of <strong className="wrap-anywhere">{r.shorturl}</strong> reach its destination again instead of the warning page.
+        </p>
+      ),
+      confirm: 'Release link',
+    })
+    if (!yes) return
+    if (await release.run(() => api.post(`/api/url/${r.link}/release`))) {
+      quarantine.released(r.link!)
+      announce(`${r.shorturl} released from quarantine.`)
+    }
+  }
+
   return (
     <section className="card" aria-labelledby="reports-head">
       <h2 id="reports-head">Reports from visitors</h2>
@@ -163,44 +209,34 @@ function Reports() {
       {list.loading && !rows && <Loading />}
       {rows?.length === 0 && <EmptyState title="No reports">Visitors report a link at its /report page; reports show up here.</EmptyState>}
       {rows && rows.length > 0 && (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Link</th>
-                <th scope="col">Reason</th>
-                <th scope="col" className="hide-small">From</th>
-                <th scope="col" className="hide-small">When</th>
-                <th scope="col"><span className="offscreen">Actions</span></th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((r) => (
-                <tr key={r.id}>
-                  <td className="short">{r.shorturl}</td>
-                  <td>
-                    {r.reason}
-                    {r.comment && <span className="sub truncate">{r.comment}</span>}
-                  </td>
-                  <td className="hide-small">{r.email || '—'}</td>
-                  <td className="hide-small">{formatDateTime(r.date)}</td>
-                  <td>
-                    <div className="cell-actions">
-                      <button
-                        type="button"
-                        className="secondary small"
-                        aria-label={`Release ${r.shorturl} from quarantine`}
-                        onClick={() => release.run(() => api.post(`/api/url/${r.link}/release`)).then((ok) => ok && announce(`${r.shorturl} released.`))}
-                      >
-                        Release
-                      </button>
-                    </div>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ul className="link-list" aria-label="Reports">
+          {rows.map((r) => {
+            const state = quarantine.of(r)
+            return (
+              <li key={r.id} className="link-item report-item">
+                <div>
+                  <span className="short">{r.shorturl}</span>
+                  <p className="report-reason">
+                    <strong>{r.reason}</strong>
+                    {r.comment && <span className="sub wrap-anywhere"> — {r.comment}</span>}
+                  </p>
+                  <div className="meta">
+                    <span>From {r.email || 'an anonymous visitor'}</span>
+                    <span>{formatDateTime(r.date)}</span>
+                  </div>
+                </div>
+                <div className="actions-col">
+                  <Badge tone={STATE[state].tone}>{STATE[state].text}</Badge>
+                  {state === 'yes' && (
+                    <button type="button" className="secondary small" disabled={release.busy} aria-label={`Release ${r.shorturl} from quarantine`} onClick={() => onRelease(r)}>
+                      Release
+                    </button>
+                  )}
+                </div>
+              </li>
+            )
+          })}
+        </ul>
       )}
       {list.data && <Pager page={list.data.data.currentpage} maxPage={list.data.data.maxpage} total={list.data.data.result} noun="reports" onPage={setPage} />}
     </section>

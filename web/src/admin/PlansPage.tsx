@@ -13,6 +13,23 @@ const LABELS: Record<string, string> = {
   multiple: 'More than one domain', alias: 'Aliases on branded domains', device: 'Device targeting', geo: 'Country targeting', bundle: 'Campaigns', parameters: 'Parameters', export: 'Export', api: 'API access',
 }
 const limit = (n: number) => (n === 0 ? 'Unlimited' : String(n))
+const PERIODS = [
+  ['monthly', '/month'],
+  ['yearly', '/year'],
+  ['lifetime', ' lifetime'],
+] as const
+const money = new Intl.NumberFormat(undefined, { minimumFractionDigits: 0, maximumFractionDigits: 2 })
+
+const hasPrice = (prices: Plan['prices']) => PERIODS.some(([k]) => (prices?.[k] ?? 0) > 0)
+
+/**
+ * A plan's prices as people read them: only the prices that are set. The API keeps an unset price
+ * as 0, so a 0 is never shown as a price, and a plan without any price costs nothing.
+ */
+function priceLine(prices: Plan['prices']): string {
+  const set = PERIODS.filter(([k]) => (prices?.[k] ?? 0) > 0).map(([k, per]) => `${money.format(prices![k])}${per}`)
+  return set.length ? set.join(' · ') : 'Free of charge: no price set'
+}
 
 export function PlansPage() {
   const { user } = useSession()
@@ -31,13 +48,9 @@ export function PlansPage() {
           <section className="card" key={p.id} aria-labelledby={`plan-${p.id}`}>
             <div className="page-head">
               <h2 id={`plan-${p.id}`}>{p.name}</h2>
-              <Badge tone={p.free ? 'plain' : 'good'}>{p.free ? 'Free' : 'Paid'}</Badge>
+              <Badge tone={p.free || !hasPrice(p.prices) ? 'plain' : 'good'}>{p.free || !hasPrice(p.prices) ? 'Free' : 'Paid'}</Badge>
             </div>
-            {p.prices && (
-              <p className="sub">
-                {p.prices.monthly}/month · {p.prices.yearly}/year · {p.prices.lifetime} lifetime
-              </p>
-            )}
+            <p className="sub">{p.free ? 'Free of charge' : priceLine(p.prices)}</p>
             <p>
               Links: {limit(p.limits.links)} · Clicks: {limit(p.limits.clicks)} · Retention: {p.limits.retention} days
             </p>
@@ -60,7 +73,9 @@ export function PlansPage() {
 function PlanEditor({ plan, onDone }: { plan?: Plan; onDone: () => void }) {
   const [name, setName] = useState(plan?.name ?? '')
   const [free, setFree] = useState(plan?.free ?? false)
-  const [prices, setPrices] = useState({ monthly: String(plan?.prices?.monthly ?? ''), yearly: String(plan?.prices?.yearly ?? ''), lifetime: String(plan?.prices?.lifetime ?? '') })
+  // an unset price is kept as 0 by the API: the form shows it blank, as it was left
+  const price = (n: number | undefined) => (n ? String(n) : '')
+  const [prices, setPrices] = useState({ monthly: price(plan?.prices?.monthly), yearly: price(plan?.prices?.yearly), lifetime: price(plan?.prices?.lifetime) })
   const [nums, setNums] = useState({ links: String(plan?.limits.links ?? 0), clicks: String(plan?.limits.clicks ?? 0), retention: String(plan?.limits.retention ?? 90) })
   const [features, setFeatures] = useState<Record<string, Feature>>(() =>
     Object.fromEntries(FEATURES.map((f) => [f, (plan?.limits[f] as Feature | undefined) ?? { enabled: '1', ...(COUNTED.includes(f) ? { count: '0' } : {}) }])),
@@ -75,7 +90,7 @@ function PlanEditor({ plan, onDone }: { plan?: Plan; onDone: () => void }) {
       limits: { links: Number(nums.links), clicks: Number(nums.clicks), retention: Number(nums.retention), ...features },
     }
     if (await save.run(() => (plan ? api.put(`/api/plan/${plan.id}/update`, body) : api.post('/api/plan/add', body)))) {
-      announce('Plan saved.')
+      announce(plan ? `Plan ${body.name} saved.` : `Plan ${body.name} created.`)
       onDone()
     }
   }
@@ -88,11 +103,19 @@ function PlanEditor({ plan, onDone }: { plan?: Plan; onDone: () => void }) {
         </label>
       </div>
       {!free && (
-        <div className="row">
-          {(['monthly', 'yearly', 'lifetime'] as const).map((k) => (
-            <Field key={k} label={`Price ${k}`}>{(id) => <input id={id} type="number" min={0} step="0.01" value={prices[k]} onChange={(e) => setPrices({ ...prices, [k]: e.target.value })} />}</Field>
-          ))}
-        </div>
+        <fieldset>
+          <legend>Prices (optional)</legend>
+          <p className="hint" id="price-hint">
+            Fill in the periods you sell; leave the others blank. A plan with no price is shown as free of charge.
+          </p>
+          <div className="row">
+            {(['monthly', 'yearly', 'lifetime'] as const).map((k) => (
+              <Field key={k} label={`${k[0].toUpperCase()}${k.slice(1)} price (optional)`}>
+                {(id) => <input id={id} aria-describedby="price-hint" type="number" min={0} step="0.01" placeholder="Not sold" value={prices[k]} onChange={(e) => setPrices({ ...prices, [k]: e.target.value })} />}
+              </Field>
+            ))}
+          </div>
+        </fieldset>
       )}
       <div className="row">
         <Field label="Links" hint="0 means unlimited">{(id, hint) => <input id={id} aria-describedby={hint} type="number" min={0} value={nums.links} onChange={(e) => setNums({ ...nums, links: e.target.value })} />}</Field>

@@ -28,7 +28,7 @@ export function UsersPage() {
   async function onDelete(u: User) {
     const yes = await confirm({ title: 'Delete this user?', message: <p><strong>{u.username}</strong> ({u.email}) and everything they own — links, QR codes, statistics — are deleted. This cannot be undone.</p>, confirm: 'Delete user' })
     if (yes && (await act.run(() => api.del(`/api/user/${u.id}/delete`)))) {
-      announce('User deleted.')
+      announce(`User ${u.username} deleted.`)
       users.reload()
     }
   }
@@ -75,7 +75,8 @@ export function UsersPage() {
                     <span className="sub truncate">{u.email}</span>
                   </td>
                   <td>
-                    {planName(u.planid)} <Badge tone={u.status === 'pro' ? 'good' : 'plain'}>{u.status}</Badge>
+                    {/* the plan's name once; its colour says whether the account pays */}
+                    <Badge tone={u.status === 'pro' ? 'good' : 'plain'}>{planName(u.planid)}</Badge>
                     {u.expires && <span className="sub"> until {formatDate(u.expires)}</span>}
                   </td>
                   <td className="hide-small">{formatDate(u.registered)}</td>
@@ -173,7 +174,7 @@ function PlanForm({ user, plans, onDone }: { user: User; plans: Plan[]; onDone: 
   async function submit(e: FormEvent) {
     e.preventDefault()
     if (await save.run(() => api.put(`/api/plan/${planid}/user/${user.id}`, { type, expiration: expiration ? localInputToApi(expiration) : undefined }))) {
-      announce('Plan changed.')
+      announce(`Plan of ${user.username} changed.`)
       onDone()
     }
   }

@@ -1,39 +1,84 @@
-import { useMemo, useState } from 'react'
+import { useId, useMemo, useState } from 'react'
 import { ApiError, api, qs } from '../api/client'
-import type { LinkStatsSummary, Stats, TopMap } from '../api/types'
+import type { LinkStatsSummary, Stats, StatsSeriesPoint, TopMap } from '../api/types'
 import { LineChart, type Series } from '../ui/Chart'
 import { countryName, formatNumber, isoDay, parseApiDate } from '../ui/format'
 import { useLoad } from '../ui/hooks'
 import { ErrorNote, Field, Loading } from '../ui/parts'
 
-const PRESETS = [
-  { days: 1, label: '24 hours' },
-  { days: 7, label: '7 days' },
-  { days: 30, label: '30 days' },
-  { days: 90, label: '90 days' },
-  { days: 365, label: '1 year' },
+type Preset = '24h' | 7 | 30 | 90 | 365
+
+const PRESETS: { id: Preset; label: string }[] = [
+  { id: '24h', label: '24 hours' },
+  { id: 7, label: '7 days' },
+  { id: 30, label: '30 days' },
+  { id: 90, label: '90 days' },
+  { id: 365, label: '1 year' },
 ]
+
+/** the stats API's limits (DECISIONS 10.2) */
+const MAX_SPAN_DAYS = 400
+const MAX_HOUR_DAYS = 7
+const DAY_MS = 86_400_000
 
 const dayLabel = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', timeZone: 'UTC' })
 const hourLabel = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', hour: 'numeric', timeZone: 'UTC' })
+const fullDay = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeZone: 'UTC' })
+const fullHour = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' })
 
-function rangeOf(days: number) {
-  const to = new Date()
-  const from = new Date(to.getTime() - (days - 1) * 86_400_000)
-  return { from: isoDay(from), to: isoDay(to) }
+/** The range a date input holds, as the API's UTC days; `until` ends the 24-hour preset's window. */
+interface Range {
+  from: string
+  to: string
+  preset: Preset | null
+  /** the last hourly bucket shown (`YYYY-MM-DD HH:00:00`, UTC), for the 24-hour preset only */
+  until?: string
+}
+
+/** The hourly bucket the current time falls in, as the API names buckets. */
+const hourBucket = (d: Date) => `${d.toISOString().slice(0, 13).replace('T', ' ')}:00:00`
+
+function rangeOf(preset: Preset, now = new Date()): Range {
+  // the last 24 hours span yesterday and today (UTC days, the API's unit); the view keeps 24 buckets
+  if (preset === '24h') return { from: isoDay(new Date(now.getTime() - DAY_MS)), to: isoDay(now), preset, until: hourBucket(now) }
+  return { from: isoDay(new Date(now.getTime() - (preset - 1) * DAY_MS)), to: isoDay(now), preset }
+}
+
+const daysOf = (from: string, to: string) => Math.round((Date.parse(to) - Date.parse(from)) / DAY_MS) + 1
+const readDay = (day: string) => fullDay.format(new Date(`${day}T00:00:00Z`))
+
+/** What is wrong with a typed range, in words, or undefined when the API would take it. */
+function rangeProblem(from: string, to: string): string | undefined {
+  if (!from) return 'Enter a From date.'
+  if (!to) return 'Enter a To date.'
+  if (from > to) return `From (${readDay(from)}) is after To (${readDay(to)}): choose a From date on or before the To date.`
+  if (daysOf(from, to) - 1 > MAX_SPAN_DAYS) return `From and To are ${daysOf(from, to) - 1} days apart; the most is ${MAX_SPAN_DAYS}.`
+  return undefined
 }
 
 type Loaded = { kind: 'stats'; stats: Stats } | { kind: 'fallback' }
+type Totals = { clicks: number; uniqueClicks: number; botClicks?: number }
+
+const sum = (points: StatsSeriesPoint[]): Required<Totals> =>
+  points.reduce((t, p) => ({ clicks: t.clicks + p.clicks, uniqueClicks: t.uniqueClicks + p.uniqueClicks, botClicks: t.botClicks + p.botClicks }), { clicks: 0, uniqueClicks: 0, botClicks: 0 })
 
 /**
  * Analytics of a link or QR code: GET /api/{url,qr}/:id/stats (DECISIONS §10.2). Until that route
  * exists on a server (404 while the object itself exists), the all-time totals are shown instead.
+ * The date inputs are checked here: a range the API would refuse is named beside them and never
+ * sent, and the cards keep describing the range they were loaded for.
  */
 export function StatsView({ base, summary, noun }: { base: string; summary: LinkStatsSummary; noun: 'Clicks' | 'Scans' }) {
-  const [range, setRange] = useState(() => ({ ...rangeOf(30), preset: 30 as number | null }))
+  const [range, setRange] = useState<Range>(() => rangeOf(30))
+  // what the inputs show; it becomes the range once it is one the API takes
+  const [draft, setDraft] = useState({ from: range.from, to: range.to })
   const [interval, setStep] = useState<'day' | 'hour'>('day')
-  const spanDays = Math.round((Date.parse(range.to) - Date.parse(range.from)) / 86_400_000) + 1
-  const hourly = interval === 'hour' && spanDays <= 7
+  const problemId = useId()
+  const spanDays = daysOf(range.from, range.to)
+  const hourly = interval === 'hour' && spanDays <= MAX_HOUR_DAYS
+  const problem = rangeProblem(draft.from, draft.to)
+  const lower = noun.toLowerCase()
+
   const loaded = useLoad<Loaded>(async () => {
     try {
       const r = await api.get<{ data: Stats }>(`${base}/stats${qs({ from: range.from, to: range.to, interval: hourly ? 'hour' : 'day' })}`)
@@ -44,45 +89,78 @@ export function StatsView({ base, summary, noun }: { base: string; summary: Link
     }
   }, [base, range.from, range.to, hourly])
 
+  function choose(preset: Preset) {
+    const r = rangeOf(preset)
+    setRange(r)
+    setDraft({ from: r.from, to: r.to })
+    setStep(preset === '24h' || preset <= MAX_HOUR_DAYS ? 'hour' : 'day')
+  }
+  function type(next: { from: string; to: string }) {
+    setDraft(next)
+    if (!rangeProblem(next.from, next.to)) setRange({ from: next.from, to: next.to, preset: null })
+  }
+
   const stats = loaded.data?.kind === 'stats' ? loaded.data.stats : undefined
-  const chart = useMemo(() => {
+  // the 24-hour preset: the 24 hourly buckets up to the current hour, out of the two days loaded
+  const last24 = stats && stats.interval === 'hour' && range.preset === '24h' && range.until && stats.from === range.from && stats.to === range.to
+  const points = useMemo(() => {
     if (!stats) return undefined
-    const labels = stats.series.map((p) => {
+    if (!last24) return stats.series
+    const end = stats.series.findIndex((p) => p.date === range.until)
+    const stop = end === -1 ? stats.series.length : end + 1
+    return stats.series.slice(Math.max(0, stop - 24), stop)
+  }, [stats, last24, range.until])
+
+  const chart = useMemo(() => {
+    if (!stats || !points) return undefined
+    const labels = points.map((p) => {
       const d = parseApiDate(p.date)
       return d ? (stats.interval === 'hour' ? hourLabel : dayLabel).format(d) : p.date
     })
     const series: Series[] = [
-      { label: noun, values: stats.series.map((p) => p.clicks), colorVar: '--accent', fill: true },
-      { label: `Unique ${noun.toLowerCase()}`, values: stats.series.map((p) => p.uniqueClicks), colorVar: '--good' },
-      { label: 'Bots', values: stats.series.map((p) => p.botClicks), colorVar: '--warn' },
+      { label: noun, values: points.map((p) => p.clicks), colorVar: '--accent', fill: true },
+      { label: `Unique ${lower}`, values: points.map((p) => p.uniqueClicks), colorVar: '--good' },
+      { label: 'Bots', values: points.map((p) => p.botClicks), colorVar: '--warn' },
     ]
     return { labels, series }
-  }, [stats, noun])
+  }, [stats, points, noun, lower])
 
-  const totals = stats?.totals ?? { clicks: summary.clicks, uniqueClicks: summary.uniqueClicks, botClicks: undefined }
-  const tops = stats ?? summary
-  const chartName = stats
-    ? `${noun} over time, ${stats.from} to ${stats.to}: ${stats.totals.clicks} ${noun.toLowerCase()}, ${stats.totals.uniqueClicks} unique, ${stats.totals.botClicks} from bots`
-    : `${noun} over time: ${summary.clicks} ${noun.toLowerCase()} in total`
+  // cards show the loaded range's figures; the link's all-time ones, labelled "All time", where the
+  // server has no stats route and until the first answer; nothing after an error (an error is never
+  // shown beside the totals of another range)
+  const allTime = loaded.data?.kind === 'fallback' || (!loaded.data && !loaded.error)
+  const totals: Totals | undefined = stats && points ? (last24 ? sum(points) : stats.totals) : allTime ? { clicks: summary.clicks, uniqueClicks: summary.uniqueClicks } : undefined
+  const tops = stats ?? (allTime ? summary : undefined)
+  const windowFrom = last24 && points?.length ? parseApiDate(points[0].date) : null
+  const windowTo = last24 && points?.length ? parseApiDate(points[points.length - 1].date) : null
+  const described = last24 && windowFrom && windowTo ? `the last 24 hours, ${fullHour.format(windowFrom)} to ${fullHour.format(new Date(windowTo.getTime() + 3_600_000))} UTC` : stats ? `${readDay(stats.from)} to ${readDay(stats.to)}` : ''
+  const rangeCard = last24 ? '24 hours' : stats ? `${spanDays} ${spanDays === 1 ? 'day' : 'days'}` : allTime ? 'All time' : '—'
+  const chartName =
+    stats && totals
+      ? `${noun} over time, ${described}: ${totals.clicks} ${lower}, ${totals.uniqueClicks} unique, ${totals.botClicks} from bots`
+      : `${noun} over time: ${summary.clicks} ${lower} in total`
+  const show = (n: number | undefined) => (n === undefined ? '—' : formatNumber(n))
+  const apiTotals = stats?.totals
+  const differs = last24 && totals && apiTotals && (apiTotals.clicks !== totals.clicks || apiTotals.uniqueClicks !== totals.uniqueClicks || apiTotals.botClicks !== totals.botClicks)
 
   return (
     <>
-      <dl className="grid four stats">
+      <dl className="grid four stats" aria-busy={loaded.loading}>
         <div className="stat">
           <dt>{noun === 'Clicks' ? 'Clicks' : 'Scans'}</dt>
-          <dd>{formatNumber(totals.clicks)}</dd>
+          <dd>{show(totals?.clicks)}</dd>
         </div>
         <div className="stat">
           <dt>{noun === 'Clicks' ? 'Unique clicks' : 'Unique scans'}</dt>
-          <dd>{formatNumber(totals.uniqueClicks)}</dd>
+          <dd>{show(totals?.uniqueClicks)}</dd>
         </div>
         <div className="stat">
-          <dt>Bot {noun.toLowerCase()}</dt>
-          <dd>{totals.botClicks === undefined ? '—' : formatNumber(totals.botClicks)}</dd>
+          <dt>Bot {lower}</dt>
+          <dd>{show(totals?.botClicks)}</dd>
         </div>
         <div className="stat">
           <dt>Range</dt>
-          <dd className="range-dd">{stats ? `${spanDays} ${spanDays === 1 ? 'day' : 'days'}` : 'All time'}</dd>
+          <dd className="range-dd">{rangeCard}</dd>
         </div>
       </dl>
 
@@ -92,26 +170,50 @@ export function StatsView({ base, summary, noun }: { base: string; summary: Link
           {loaded.data?.kind !== 'fallback' && <div className="range">
             <div className="seg" role="group" aria-label="Range">
               {PRESETS.map((p) => (
-                <button
-                  key={p.days}
-                  type="button"
-                  aria-pressed={range.preset === p.days}
-                  onClick={() => {
-                    setRange({ ...rangeOf(p.days), preset: p.days })
-                    setStep(p.days <= 7 ? 'hour' : 'day')
-                  }}
-                >
+                <button key={p.id} type="button" aria-pressed={range.preset === p.id} onClick={() => choose(p.id)}>
                   {p.label}
                 </button>
               ))}
             </div>
-            <Field label="From">{(id) => <input id={id} type="date" value={range.from} max={range.to} onChange={(e) => e.target.value && setRange({ ...range, from: e.target.value, preset: null })} />}</Field>
-            <Field label="To">{(id) => <input id={id} type="date" value={range.to} min={range.from} onChange={(e) => e.target.value && setRange({ ...range, to: e.target.value, preset: null })} />}</Field>
+            <Field label="From">
+              {(id) => (
+                <input
+                  id={id}
+                  type="date"
+                  value={draft.from}
+                  max={draft.to || undefined}
+                  aria-invalid={problem ? true : undefined}
+                  aria-describedby={problem ? problemId : undefined}
+                  onChange={(e) => type({ ...draft, from: e.target.value })}
+                />
+              )}
+            </Field>
+            <Field label="To">
+              {(id) => (
+                <input
+                  id={id}
+                  type="date"
+                  value={draft.to}
+                  min={draft.from || undefined}
+                  aria-invalid={problem ? true : undefined}
+                  aria-describedby={problem ? problemId : undefined}
+                  onChange={(e) => type({ ...draft, to: e.target.value })}
+                />
+              )}
+            </Field>
             <Field label="Interval">
               {(id) => (
-                <select id={id} value={hourly ? 'hour' : 'day'} onChange={(e) => setStep(e.target.value as 'day' | 'hour')}>
+                <select
+                  id={id}
+                  value={hourly ? 'hour' : 'day'}
+                  onChange={(e) => {
+                    setStep(e.target.value as 'day' | 'hour')
+                    // daily figures of the 24-hour preset are its two UTC days: no longer that preset
+                    if (range.preset === '24h') setRange({ from: range.from, to: range.to, preset: null })
+                  }}
+                >
                   <option value="day">Daily</option>
-                  <option value="hour" disabled={spanDays > 7}>
+                  <option value="hour" disabled={spanDays > MAX_HOUR_DAYS}>
                     Hourly (up to 7 days)
                   </option>
                 </select>
@@ -119,6 +221,24 @@ export function StatsView({ base, summary, noun }: { base: string; summary: Link
             </Field>
           </div>}
         </div>
+        {problem && loaded.data?.kind !== 'fallback' && (
+          <div className="error-note" role="alert" id={problemId}>
+            <p>
+              {problem} Nothing was loaded for these dates{stats ? `; the figures are still those of ${described}` : ''}.
+            </p>
+          </div>
+        )}
+        {stats && (
+          <p className="sub">
+            {last24
+              ? `Figures for ${described}. The totals add up these 24 hourly figures (unique ${lower} counted hour by hour)${
+                  differs
+                    ? `; all of ${readDay(stats.from)} and ${readDay(stats.to)} (UTC days) have ${formatNumber(stats.totals.clicks)} ${lower}, ${formatNumber(stats.totals.uniqueClicks)} unique and ${formatNumber(stats.totals.botClicks)} from bots`
+                    : ''
+                }. The top lists below cover both UTC days.`
+              : `Figures for ${described} (UTC days).`}
+          </p>
+        )}
         <ErrorNote message={loaded.error} onRetry={loaded.reload} />
         {loaded.loading && !loaded.data && <Loading what="Loading statistics" />}
         {loaded.data?.kind === 'fallback' && (
@@ -129,7 +249,7 @@ export function StatsView({ base, summary, noun }: { base: string; summary: Link
         ) : (
           loaded.data && <LineChart labels={[]} series={[]} name={chartName} small />
         )}
-        {stats && (
+        {stats && points && (
           <details>
             <summary>Show the numbers as a table</summary>
             <div className="table-wrap">
@@ -149,7 +269,7 @@ export function StatsView({ base, summary, noun }: { base: string; summary: Link
                   </tr>
                 </thead>
                 <tbody>
-                  {stats.series.map((p) => (
+                  {points.map((p) => (
                     <tr key={p.date}>
                       <td>{p.date}</td>
                       <td className="num">{p.clicks}</td>
@@ -164,14 +284,16 @@ export function StatsView({ base, summary, noun }: { base: string; summary: Link
         )}
       </section>
 
-      <div className="grid three">
-        <TopTable title="Countries" map={tops.topCountries} label={countryName} />
-        <TopTable title="Referrers" map={tops.topReferrers} />
-        <TopTable title="Browsers" map={tops.topBrowsers} />
-        <TopTable title="Operating systems" map={tops.topOs} />
-        {stats && <TopTable title="Devices" map={stats.topDevices} label={capitalise} />}
-        {stats && <TopTable title="Languages" map={stats.topLanguages} label={languageName} />}
-      </div>
+      {tops && (
+        <div className="grid three">
+          <TopTable title="Countries" map={tops.topCountries} label={countryName} />
+          <TopTable title="Referrers" map={tops.topReferrers} />
+          <TopTable title="Browsers" map={tops.topBrowsers} />
+          <TopTable title="Operating systems" map={tops.topOs} />
+          {stats && <TopTable title="Devices" map={stats.topDevices} label={capitalise} />}
+          {stats && <TopTable title="Languages" map={stats.topLanguages} label={languageName} />}
+        </div>
+      )}
     </>
   )
 }

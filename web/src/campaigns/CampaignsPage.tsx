@@ -19,7 +19,10 @@ export function CampaignsPage() {
 
   async function onDelete(c: Campaign) {
     if (!(await confirm({ title: 'Delete this campaign?', message: <p>The links of <strong>{c.name}</strong> stay; they are no longer grouped.</p>, confirm: 'Delete campaign' }))) return
-    if (await remove.run(() => api.del(`/api/campaign/${c.id}/delete`))) list.reload()
+    if (await remove.run(() => api.del(`/api/campaign/${c.id}/delete`))) {
+      announce(`Campaign ${c.name} deleted.`)
+      list.reload()
+    }
   }
 
   return (
@@ -51,7 +54,7 @@ export function CampaignsPage() {
                 <span className="sub">List</span> <code>{c.list}</code> <CopyButton value={c.list} />
               </p>
               <div className="cell-actions">
-                <Link className="button secondary small" to={`/links?campaign=${c.id}`} aria-label={`Links of ${c.name}`}>View links</Link>
+                <Link className="button secondary small" to={`/links?campaign=${c.id}`} aria-label={`View links of ${c.name}`}>View links</Link>
                 <button type="button" className="small" onClick={() => (assign.setError(undefined), setAssigning(c))} aria-label={`Assign links to ${c.name}`}>Assign links</button>
                 <button type="button" className="secondary small" onClick={() => setEditing(c)} aria-label={`Edit ${c.name}`}>Edit</button>
                 <button type="button" className="secondary small" onClick={() => onDelete(c)} aria-label={`Delete ${c.name}`}>Delete</button>
@@ -90,7 +93,7 @@ function CampaignForm({ campaign, onDone, onCancel }: { campaign?: Campaign; onD
     e.preventDefault()
     const body = { name: name.trim(), slug: slug.trim() || undefined, public: isPublic }
     if (await save.run(() => (campaign ? api.put(`/api/campaign/${campaign.id}/update`, body) : api.post('/api/campaign/add', body)))) {
-      announce('Campaign saved.')
+      announce(campaign ? 'Campaign saved.' : 'Campaign created.')
       onDone()
     }
   }

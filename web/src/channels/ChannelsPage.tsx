@@ -16,7 +16,10 @@ export function ChannelsPage() {
 
   async function onDelete(c: Channel) {
     if (!(await confirm({ title: 'Delete this channel?', message: <p>Its items are unassigned from <strong>{c.name}</strong>; the links and QR codes stay.</p>, confirm: 'Delete channel' }))) return
-    if (await remove.run(() => api.del(`/api/channel/${c.id}/delete`))) list.reload()
+    if (await remove.run(() => api.del(`/api/channel/${c.id}/delete`))) {
+      announce(`Channel ${c.name} deleted.`)
+      list.reload()
+    }
   }
 
   return (
@@ -65,7 +68,7 @@ function ChannelForm({ channel, onDone, onCancel }: { channel?: Channel; onDone:
     e.preventDefault()
     const body = { name: name.trim(), description: description.trim() || (channel ? null : undefined), color, starred }
     if (await save.run(() => (channel ? api.put(`/api/channel/${channel.id}/update`, body) : api.post('/api/channel/add', body)))) {
-      announce('Channel saved.')
+      announce(channel ? 'Channel saved.' : 'Channel created.')
       onDone()
     }
   }

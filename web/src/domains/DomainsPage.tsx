@@ -15,7 +15,10 @@ export function DomainsPage() {
 
   async function onDelete(d: Domain) {
     if (!(await confirm({ title: 'Delete this domain?', message: <p>Links on <strong>{d.domain}</strong> stop working. This cannot be undone.</p>, confirm: 'Delete domain' }))) return
-    if (await remove.run(() => api.del(`/api/domain/${d.id}/delete`))) list.reload()
+    if (await remove.run(() => api.del(`/api/domain/${d.id}/delete`))) {
+      announce(`Domain ${d.domain} deleted.`)
+      list.reload()
+    }
   }
 
   return (

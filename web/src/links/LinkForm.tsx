@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react'
 import type { LinkDetails } from '../api/types'
 import { DEVICES } from '../api/types'
-import { COUNTRY_OPTIONS, apiToLocalInput, localInputToApi } from '../ui/format'
+import { COUNTRY_OPTIONS, apiToLocalInput, countryName, localInputToApi } from '../ui/format'
 import { ErrorNote, Field } from '../ui/parts'
 import type { LinkOptions } from './options'
 import { TargetRows, type Row } from './TargetRows'
@@ -101,6 +101,8 @@ export function LinkForm(props: {
   const countryInput = (id: string, value: string, set: (v: string) => void) => (
     <select id={id} value={value} onChange={(e) => set(e.target.value)}>
       <option value="">Choose a country</option>
+      {/* a code saved before the list changed stays visible rather than silently becoming "Choose" */}
+      {value && !COUNTRY_OPTIONS.some((c) => c.code === value) && <option value={value}>{countryName(value)}</option>}
       {COUNTRY_OPTIONS.map((c) => (
         <option key={c.code} value={c.code}>
           {c.name}

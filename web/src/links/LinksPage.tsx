@@ -58,7 +58,7 @@ export function LinksPage() {
     if (!ok) return
     setCreating(false)
     setCreated(short)
-    announce(`Link created: ${short}`)
+    announce('Link created.')
     list.reload()
   }
 
@@ -74,7 +74,7 @@ export function LinksPage() {
     })
     if (!yes) return
     if (await remove.run(() => api.del(`/api/url/${link.id}/delete`))) {
-      announce('Link deleted.')
+      announce(`Link ${link.short_url} deleted.`)
       list.reload()
     }
   }

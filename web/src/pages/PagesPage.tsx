@@ -1,5 +1,6 @@
 import { useState } from 'react'
 import { api } from '../api/client'
+import { announce } from '../ui/announce'
 import type { ListOf, OverlayItem, SplashItem } from '../api/types'
 import { useConfirm } from '../ui/confirm'
 import { formatDate } from '../ui/format'
@@ -22,7 +23,10 @@ export function PagesPage() {
   async function onDelete(kind: 'splash' | 'overlay', item: { id: number; name: string }) {
     const what = kind === 'splash' ? 'splash page' : 'overlay'
     if (!(await confirm({ title: `Delete this ${what}?`, message: <p>Links using <strong>{item.name}</strong> become direct redirects.</p>, confirm: `Delete ${what}` }))) return
-    if (await remove.run(() => api.del(`/api/${kind}/${item.id}/delete`))) (kind === 'splash' ? splash : overlays).reload()
+    if (await remove.run(() => api.del(`/api/${kind}/${item.id}/delete`))) {
+      ;(kind === 'splash' ? splash : overlays).reload()
+      announce(`${what[0].toUpperCase()}${what.slice(1)} ${item.name} deleted.`)
+    }
   }
   const done = () => {
     setEditing(null)

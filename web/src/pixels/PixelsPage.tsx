@@ -18,7 +18,10 @@ export function PixelsPage() {
 
   async function onDelete(p: Pixel) {
     if (!(await confirm({ title: 'Delete this pixel?', message: <p>Links stop firing <strong>{p.name}</strong>.</p>, confirm: 'Delete pixel' }))) return
-    if (await remove.run(() => api.del(`/api/pixel/${p.id}/delete`))) list.reload()
+    if (await remove.run(() => api.del(`/api/pixel/${p.id}/delete`))) {
+      list.reload()
+      announce(`Pixel ${p.name} deleted.`)
+    }
   }
 
   return (

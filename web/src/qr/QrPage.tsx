@@ -38,7 +38,10 @@ export function QrPage() {
 
   async function onDelete(qr: Qr) {
     if (!(await confirm({ title: 'Delete this QR code?', message: <p>Printed copies of <strong>{qr.name}</strong> will stop working and its scans are deleted.</p>, confirm: 'Delete QR code' }))) return
-    if (await remove.run(() => api.del(`/api/qr/${qr.id}/delete`))) list.reload()
+    if (await remove.run(() => api.del(`/api/qr/${qr.id}/delete`))) {
+      announce(`QR code ${qr.name} deleted.`)
+      list.reload()
+    }
   }
 
   const rows = list.data?.data.qrs

@@ -1,6 +1,8 @@
 import { useEffect, useRef, useState } from 'react'
 import { NavLink, Outlet, useLocation } from 'react-router'
 import { useSession } from '../session'
+import { focusPageTitle } from './focus'
+import { StatusMessage } from './StatusMessage'
 
 const MAIN = [
   ['links', 'Links'],
@@ -25,15 +27,29 @@ export function Layout() {
   const location = useLocation()
   const [menuOpen, setMenuOpen] = useState(false)
   const shown = useRef(location.pathname)
+  const menuButton = useRef<HTMLButtonElement>(null)
 
   // a route change closes the small-screen menu and moves focus to the new page's heading
-  // (not on the first page: a fresh load starts at the top, skip link first)
+  // (not on the first page: a fresh load starts at the top, skip link first). The heading shows a
+  // focus ring only when the visitor uses the keyboard: a click or a redirect draws none.
   useEffect(() => {
     setMenuOpen(false)
     if (shown.current === location.pathname) return
     shown.current = location.pathname
-    requestAnimationFrame(() => document.getElementById('page-title')?.focus())
+    requestAnimationFrame(focusPageTitle)
   }, [location.pathname])
+
+  // Escape closes the small-screen menu and gives focus back to its button (a dialog's Escape is its own)
+  useEffect(() => {
+    if (!menuOpen) return
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== 'Escape' || e.defaultPrevented || document.querySelector('dialog[open]')) return
+      setMenuOpen(false)
+      menuButton.current?.focus()
+    }
+    document.addEventListener('keydown', onKey)
+    return () => document.removeEventListener('keydown', onKey)
+  }, [menuOpen])
 
   return (
     <div className="shell">
@@ -47,7 +63,7 @@ export function Layout() {
           </span>
           Kurz
         </a>
-        <button type="button" className="ghost menu-toggle" aria-expanded={menuOpen} aria-controls="sidenav" onClick={() => setMenuOpen((o) => !o)}>
+        <button ref={menuButton} type="button" className="ghost menu-toggle" aria-expanded={menuOpen} aria-controls="sidenav" onClick={() => setMenuOpen((o) => !o)}>
           Menu
         </button>
         <div className="who">
@@ -86,7 +102,8 @@ export function Layout() {
       <main id="main" tabIndex={-1}>
         <Outlet />
       </main>
-      <div id="announcer" className="offscreen" role="status" aria-live="polite" />
+      <StatusMessage />
     </div>
   )
 }
+

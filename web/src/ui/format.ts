@@ -1,3 +1,5 @@
+import { countryOptions, countryName as targetCountryName } from '../../../src/lib/targets.js'
+
 /** Dates: the API speaks `YYYY-MM-DD HH:MM:SS` in UTC; people read their own time zone, via Intl. */
 export function parseApiDate(value: string | null | undefined): Date | null {
   if (!value) return null
@@ -33,25 +35,19 @@ export function apiToLocalInput(value: string | null | undefined): string {
 }
 
 const regionNames = new Intl.DisplayNames(['en'], { type: 'region' })
+/** A country code of the statistics as a name: the targets' names first (the picker's), then Intl's. */
 export function countryName(code: string): string {
   try {
-    return /^[A-Z]{2}$/i.test(code) ? (regionNames.of(code.toUpperCase()) ?? code) : code
+    return /^[A-Z]{2}$/i.test(code) ? (targetCountryName(code) ?? regionNames.of(code.toUpperCase()) ?? code) : code
   } catch {
     return code
   }
 }
-/** Every ISO 3166-1 alpha-2 code Intl knows, for the country pickers. */
-export const COUNTRY_OPTIONS: { code: string; name: string }[] = (() => {
-  const out: { code: string; name: string }[] = []
-  for (let a = 65; a <= 90; a++) {
-    for (let b = 65; b <= 90; b++) {
-      const code = String.fromCharCode(a, b)
-      const name = regionNames.of(code)
-      if (name && name !== code && !['EU', 'EZ', 'UN', 'QO', 'ZZ'].includes(code)) out.push({ code, name })
-    }
-  }
-  return out.sort((x, y) => x.name.localeCompare(y.name))
-})()
+/**
+ * The country pickers offer exactly the countries a target may name (the server's list and names,
+ * src/lib/targets.ts, a pure module): no retired or pseudo code (DD, SU, XA…) the API would refuse.
+ */
+export const COUNTRY_OPTIONS: { code: string; name: string }[] = countryOptions()
 
 /** YYYY-MM-DD of a Date in UTC (the stats API's range unit). */
 export const isoDay = (d: Date) => d.toISOString().slice(0, 10)

@@ -51,7 +51,12 @@ export function EmptyState({ title, children, action }: { title: string; childre
   )
 }
 
-export function CopyButton({ value, label = 'Copy', what = 'Copied' }: { value: string; label?: string; what?: string }) {
+/**
+ * Copies `value`. Its accessible name starts with the visible label and names what is copied:
+ * `of` when given ("Copy secret of https://…"), else the value itself. A secret passes `of`, so the
+ * secret never becomes part of the button's name.
+ */
+export function CopyButton({ value, label = 'Copy', what = 'Copied', of }: { value: string; label?: string; what?: string; of?: string }) {
   const [done, setDone] = useState(false)
   async function copy() {
     try {
@@ -72,7 +77,7 @@ export function CopyButton({ value, label = 'Copy', what = 'Copied' }: { value: 
     setTimeout(() => setDone(false), 1500)
   }
   return (
-    <button type="button" className="secondary small" onClick={copy} aria-label={`${label}: ${value}`}>
+    <button type="button" className="secondary small" onClick={copy} aria-label={`${done ? 'Copied' : label}${of === undefined ? `: ${value}` : of ? ` ${of}` : ''}`}>
       {done ? 'Copied' : label}
     </button>
   )

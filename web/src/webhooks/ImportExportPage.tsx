@@ -1,8 +1,10 @@
-import { useState, type FormEvent } from 'react'
-import { fetchRaw } from '../api/client'
+import { useEffect, useRef, useState, type FormEvent } from 'react'
+import { api, fetchRaw, qs } from '../api/client'
+import type { V1List } from '../api/types'
 import { download } from '../qr/download'
-import { useAction } from '../ui/hooks'
-import { LinkPicker } from '../ui/LinkPicker'
+import { announce } from '../ui/announce'
+import { formatNumber } from '../ui/format'
+import { useAction, useLoad } from '../ui/hooks'
 import { ErrorNote, Field, Loading, PageHead } from '../ui/parts'
 import { useApiPaths } from '../ui/routes-available'
 import { NotYet } from './NotYet'
@@ -26,11 +28,12 @@ export function ImportExportPage() {
   const importing = useAction()
   const [format, setFormat] = useState('csv')
   const [file, setFile] = useState<File>()
-  const [result, setResult] = useState<{ imported: number; skipped: number; errors: { line: number; message: string }[] }>()
+  const [result, setResult] = useState<ImportResult>()
 
   async function onImport(e: FormEvent) {
     e.preventDefault()
     if (!file) return
+    setResult(undefined)
     await importing.run(async () => {
       const res = await send('POST', `/api/urls/import?format=${format}`, file, file.name.endsWith('.json') ? 'application/json' : 'text/csv')
       setResult(await res.json())
@@ -67,16 +70,7 @@ export function ImportExportPage() {
         <section className="card">
           <h2>Export a link's clicks</h2>
           <p className="sub">A CSV of every recorded click of one link: date, country, referrer, browser, OS, device, language, bot.</p>
-          <LinkPicker
-            action="Download clicks of"
-            done="Clicks downloaded"
-            onPick={(id) =>
-              exporting.run(async () => {
-                const blob = await (await send('GET', `/api/url/${id}/clicks/export`)).blob()
-                download(URL.createObjectURL(blob), `kurz-clicks-${id}.csv`)
-              })
-            }
-          />
+          <ClickExport />
         </section>
       )}
       <section className="card">
@@ -97,22 +91,156 @@ export function ImportExportPage() {
               <Field label="File">{(id) => <input id={id} type="file" accept=".csv,.json,text/csv,application/json" onChange={(e) => setFile(e.target.files?.[0])} />}</Field>
             </div>
             <ErrorNote message={importing.error} />
-            <button type="submit" disabled={!file || importing.busy}>Import</button>
-            {result && (
-              <div className="success" role="status">
-                {result.imported} imported, {result.skipped} skipped.
-                {result.errors.length > 0 && (
-                  <ul>
-                    {result.errors.slice(0, 50).map((er) => (
-                      <li key={er.line}>Line {er.line}: {er.message}</li>
-                    ))}
-                  </ul>
-                )}
-              </div>
-            )}
+            <p>
+              <button type="submit" disabled={!file || importing.busy}>Import</button>
+            </p>
+            {result && <ImportOutcome result={result} />}
           </form>
         )}
       </section>
     </>
+  )
+}
+
+type ImportResult = { imported: number; skipped: number; errors: { line: number; message: string }[] }
+
+/** shown per list; the API lists up to 1,000 and says how many more */
+const SHOWN = 50
+
+/**
+ * The import's answer: what was imported in a success box, then the lines that were not, apart
+ * from it: taken aliases (the API's message ends in "Skipped.") as warnings, refused rows as errors.
+ */
+function ImportOutcome({ result }: { result: ImportResult }) {
+  const listed = result.errors.filter((e) => e.line > 0)
+  const more = result.errors.filter((e) => e.line <= 0)
+  const skipped = listed.filter((e) => /Skipped\.$/.test(e.message))
+  const refused = listed.filter((e) => !/Skipped\.$/.test(e.message))
+  const notImported = result.errors.length > 0
+  return (
+    <>
+      <p className={result.imported > 0 ? 'success' : 'note'} role="status">
+        {formatNumber(result.imported)} {result.imported === 1 ? 'link' : 'links'} imported, {formatNumber(result.skipped)} skipped
+        {refused.length > 0 || more.length > 0 ? ', some lines refused' : ''}.{notImported ? ' The lines not imported are listed below.' : ''}
+      </p>
+      {skipped.length > 0 && (
+        <div className="note">
+          <p>
+            <strong>Skipped</strong> (alias already taken):
+          </p>
+          <LineList items={skipped} />
+        </div>
+      )}
+      {(refused.length > 0 || more.length > 0) && (
+        <div className="error-note">
+          <div>
+            <p>Not imported:</p>
+            <LineList items={refused} />
+            {more.map((e, i) => (
+              <p key={i}>{e.message}</p>
+            ))}
+          </div>
+        </div>
+      )}
+    </>
+  )
+}
+
+function LineList({ items }: { items: { line: number; message: string }[] }) {
+  if (items.length === 0) return null
+  return (
+    <ul>
+      {items.slice(0, SHOWN).map((e) => (
+        <li key={e.line}>
+          Line {e.line}: {e.message}
+        </li>
+      ))}
+      {items.length > SHOWN && <li>…and {formatNumber(items.length - SHOWN)} more.</li>}
+    </ul>
+  )
+}
+
+/**
+ * One link's clicks as CSV: search, then a button per link whose visible label names the link. A
+ * button stays usable after its download (the same file may be wanted again, later, with newer
+ * clicks); a short "Downloaded" beside it confirms each one.
+ */
+function ClickExport() {
+  const [search, setSearch] = useState('')
+  const [by, setBy] = useState<'url' | 'alias' | 'title'>('url')
+  const [busy, setBusy] = useState<number[]>([])
+  const [done, setDone] = useState<number[]>([])
+  const [error, setError] = useState<string>()
+  const timers = useRef(new Map<number, ReturnType<typeof setTimeout>>())
+  useEffect(() => () => timers.current.forEach(clearTimeout), [])
+  const list = useLoad(() => api.get<V1List>(`/api/v1/links${qs({ search: search.trim(), by, per_page: 10 })}`), [search, by])
+
+  async function downloadClicks(id: number, name: string, file: string) {
+    // not disabled while it runs: a disabled button would drop the keyboard focus
+    if (busy.includes(id)) return
+    setBusy((b) => [...b, id])
+    setError(undefined)
+    try {
+      const blob = await (await send('GET', `/api/url/${id}/clicks/export`)).blob()
+      download(URL.createObjectURL(blob), `kurz-clicks-${file}.csv`)
+      setDone((d) => (d.includes(id) ? d : [...d, id]))
+      clearTimeout(timers.current.get(id))
+      timers.current.set(
+        id,
+        setTimeout(() => setDone((d) => d.filter((x) => x !== id)), 4000),
+      )
+      announce(`Clicks of ${name} downloaded.`)
+    } catch (err) {
+      setError((err as Error).message)
+    } finally {
+      setBusy((b) => b.filter((x) => x !== id))
+    }
+  }
+
+  return (
+    <div>
+      <div className="row">
+        <Field label="Find a link" className="search">
+          {(id) => <input id={id} type="search" value={search} onChange={(e) => setSearch(e.target.value)} />}
+        </Field>
+        <Field label="Search in">
+          {(id) => (
+            <select id={id} value={by} onChange={(e) => setBy(e.target.value as typeof by)}>
+              <option value="url">Destinations</option>
+              <option value="alias">Aliases</option>
+              <option value="title">Titles</option>
+            </select>
+          )}
+        </Field>
+      </div>
+      <ErrorNote message={error ?? list.error} onRetry={list.error && !error ? list.reload : undefined} />
+      {list.loading && !list.data && <Loading />}
+      {list.data?.data.length === 0 && <p className="sub">No link matches.</p>}
+      <ul className="link-list" aria-label="Links to export">
+        {list.data?.data.map((l) => {
+          // the short URL without its scheme: the button's visible label, and so its accessible name
+          const name = l.short_url.replace(/^https?:\/\//, '')
+          return (
+            <li key={l.id} className="link-item">
+              <div>
+                <span className="truncate">{l.title || l.url}</span>
+                {l.title && <span className="truncate sub">{l.url}</span>}
+                {/* beside the link, not the button: the button stays where it was for the next click */}
+                {busy.includes(l.id) ? <span className="badge">Downloading…</span> : done.includes(l.id) && <span className="badge good">Downloaded</span>}
+              </div>
+              <span className="clicks">
+                {formatNumber(l.clicks)}
+                <small>{l.clicks === 1 ? 'click' : 'clicks'}</small>
+              </span>
+              <div className="cell-actions">
+                <button type="button" className="secondary small" aria-busy={busy.includes(l.id)} onClick={() => downloadClicks(l.id, name, l.alias ?? String(l.id))}>
+                  Download clicks of {name}
+                </button>
+              </div>
+            </li>
+          )
+        })}
+      </ul>
+    </div>
   )
 }

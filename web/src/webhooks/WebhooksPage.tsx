@@ -8,28 +8,13 @@ import { useAction, useLoad } from '../ui/hooks'
 import { Badge, CopyButton, EmptyState, ErrorNote, Field, Loading, Modal, PageHead } from '../ui/parts'
 import { useApiPaths } from '../ui/routes-available'
 import { NotYet } from './NotYet'
+import type { presentDelivery, presentWebhook } from '../../../src/resources/webhooks/present.js'
+import type { WebhookEvent } from '../../../src/db/schema/webhooks.js'
 
-interface Webhook {
-  id: number
-  url: string
-  events: string[]
-  description: string
-  secret: string
-  enabled: boolean
-  disabledReason?: string | null
-  date: string
-}
-interface Delivery {
-  id: number
-  event: string
-  status: 'pending' | 'delivered' | 'failed'
-  attempts: number
-  responseStatus: number | null
-  error?: string | null
-  date: string
-  nextAttempt: string | null
-}
-const EVENTS = ['link.created', 'link.updated', 'link.deleted', 'link.clicked', 'qr.created', 'qr.scanned', 'link.health']
+/** Response shapes from the server's presenters (type-only: nothing of the server is bundled). */
+type Webhook = ReturnType<typeof presentWebhook>
+type Delivery = ReturnType<typeof presentDelivery>
+const EVENTS = ['link.created', 'link.updated', 'link.deleted', 'link.clicked', 'qr.created', 'qr.scanned', 'link.health'] as const satisfies readonly WebhookEvent[]
 
 export function WebhooksPage() {
   const paths = useApiPaths()
@@ -47,43 +32,49 @@ export function WebhooksPage() {
 
 function WebhookList() {
   const list = useLoad(() => api.get<ListOf<'webhooks', Webhook>>('/api/webhooks?limit=1000'), [])
-  const [adding, setAdding] = useState(false)
+  const [editing, setEditing] = useState<Webhook | 'new' | null>(null)
   const [deliveriesOf, setDeliveriesOf] = useState<Webhook>()
   const remove = useAction()
   const confirm = useConfirm()
   const rows = list.data?.data.webhooks
   async function onDelete(w: Webhook) {
-    if (!(await confirm({ title: 'Delete this webhook?', message: <p>Kurz stops calling <strong>{w.url}</strong>.</p>, confirm: 'Delete webhook' }))) return
-    if (await remove.run(() => api.del(`/api/webhook/${w.id}/delete`))) list.reload()
+    if (!(await confirm({ title: 'Delete this webhook?', message: <p>Kurz stops calling <strong className="wrap-anywhere">{w.url}</strong>.</p>, confirm: 'Delete webhook' }))) return
+    if (await remove.run(() => api.del(`/api/webhook/${w.id}/delete`))) {
+      announce('Webhook deleted.')
+      list.reload()
+    }
+  }
+  async function onToggle(w: Webhook) {
+    if (await remove.run(() => api.put(`/api/webhook/${w.id}/update`, { enabled: !w.enabled }))) {
+      announce(w.enabled ? 'Webhook disabled.' : 'Webhook enabled.')
+      list.reload()
+    }
   }
   return (
     <>
       <div className="toolbar">
-        <button type="button" onClick={() => setAdding(true)}>New webhook</button>
+        <button type="button" onClick={() => setEditing('new')}>New webhook</button>
       </div>
       <ErrorNote message={list.error ?? remove.error} onRetry={list.error ? list.reload : undefined} />
       {list.loading && !rows && <Loading />}
       {rows?.length === 0 && <EmptyState title="No webhooks yet">Add one to hear about new links and clicks as they happen.</EmptyState>}
       {rows?.map((w) => (
-        <section className="card" key={w.id}>
-          <h2 className="short">{w.url}</h2>
+        <section className="card" key={w.id} aria-labelledby={`webhook-${w.id}`}>
+          <h2 className="short" id={`webhook-${w.id}`}>{w.url}</h2>
           <p>
             <Badge tone={w.enabled ? 'good' : 'warn'}>{w.enabled ? 'Enabled' : 'Disabled'}</Badge> {w.events.join(', ')}
           </p>
           {w.description && <p className="sub">{w.description}</p>}
           <p className="keybox">
-            <span className="sub">Signing secret</span> <CopyButton value={w.secret} label="Copy secret" />
+            {/* the button's name says what it copies, never the secret itself */}
+            <span className="sub">Signing secret</span> <CopyButton value={w.secret} label="Copy secret" what="Signing secret copied" of={`of ${w.url}`} />
           </p>
           {!w.enabled && w.disabledReason && <p className="note">{w.disabledReason}</p>}
           <p className="sub">Created {formatDateTime(w.date)}</p>
           <div className="cell-actions">
             <button type="button" className="secondary small" onClick={() => setDeliveriesOf(w)} aria-label={`Deliveries of ${w.url}`}>Deliveries</button>
-            <button
-              type="button"
-              className="secondary small"
-              onClick={() => remove.run(() => api.put(`/api/webhook/${w.id}/update`, { enabled: !w.enabled })).then((ok) => ok && list.reload())}
-              aria-label={`${w.enabled ? 'Disable' : 'Enable'} webhook ${w.url}`}
-            >
+            <button type="button" className="secondary small" onClick={() => setEditing(w)} aria-label={`Edit webhook ${w.url}`}>Edit</button>
+            <button type="button" className="secondary small" onClick={() => onToggle(w)} aria-label={`${w.enabled ? 'Disable' : 'Enable'} webhook ${w.url}`}>
               {w.enabled ? 'Disable' : 'Enable'}
             </button>
             <button type="button" className="secondary small" onClick={() => onDelete(w)} aria-label={`Delete webhook ${w.url}`}>Delete</button>
@@ -93,22 +84,24 @@ function WebhookList() {
       <Modal title={`Deliveries to ${deliveriesOf?.url ?? ''}`} open={!!deliveriesOf} onClose={() => setDeliveriesOf(undefined)} wide>
         {deliveriesOf && <Deliveries webhook={deliveriesOf} />}
       </Modal>
-      <Modal title="New webhook" open={adding} onClose={() => setAdding(false)}>
-        {adding && <WebhookForm onDone={() => (setAdding(false), list.reload())} />}
+      <Modal title={editing === 'new' ? 'New webhook' : 'Edit webhook'} open={!!editing} onClose={() => setEditing(null)}>
+        {editing && <WebhookForm webhook={editing === 'new' ? undefined : editing} onDone={() => (setEditing(null), list.reload())} onCancel={() => setEditing(null)} />}
       </Modal>
     </>
   )
 }
 
-function WebhookForm({ onDone }: { onDone: () => void }) {
-  const [url, setUrl] = useState('https://')
-  const [description, setDescription] = useState('')
-  const [events, setEvents] = useState<string[]>(['link.created'])
+/** Adds a webhook, or changes one's URL, events and description (PUT /api/webhook/:id/update). */
+function WebhookForm({ webhook, onDone, onCancel }: { webhook?: Webhook; onDone: () => void; onCancel: () => void }) {
+  const [url, setUrl] = useState(webhook?.url ?? 'https://')
+  const [description, setDescription] = useState(webhook?.description ?? '')
+  const [events, setEvents] = useState<string[]>(webhook?.events ?? ['link.created'])
   const save = useAction()
   async function submit(e: FormEvent) {
     e.preventDefault()
-    if (await save.run(() => api.post('/api/webhook/add', { url: url.trim(), events, description: description.trim() || undefined }))) {
-      announce('Webhook added.')
+    const body = { url: url.trim(), events, description: description.trim() || (webhook ? null : undefined) }
+    if (await save.run(() => (webhook ? api.put(`/api/webhook/${webhook.id}/update`, body) : api.post('/api/webhook/add', body)))) {
+      announce(webhook ? 'Webhook saved.' : 'Webhook added.')
       onDone()
     }
   }
@@ -126,47 +119,66 @@ function WebhookForm({ onDone }: { onDone: () => void }) {
       </fieldset>
       <ErrorNote message={save.error} />
       <div className="actions">
-        <button type="submit" disabled={save.busy}>Add webhook</button>
+        <button type="button" className="secondary" onClick={onCancel}>Cancel</button>
+        <button type="submit" disabled={save.busy}>{webhook ? 'Save webhook' : 'Add webhook'}</button>
       </div>
     </form>
   )
 }
 
+/**
+ * What was sent to a webhook. The table keeps every column and scrolls sideways in its own box on a
+ * narrow screen (the box takes focus, so the keyboard scrolls it too); a long error opens in full.
+ */
 function Deliveries({ webhook }: { webhook: Webhook }) {
   const list = useLoad(() => api.get<ListOf<'deliveries', Delivery>>(`/api/webhook/${webhook.id}/deliveries?limit=100`), [webhook.id])
   const retry = useAction()
   const rows = list.data?.data.deliveries
+  async function onRetry(d: Delivery) {
+    if (await retry.run(() => api.post(`/api/webhook/${webhook.id}/deliveries/${d.id}/retry`))) {
+      announce(`The ${d.event} delivery will be attempted again now.`)
+      list.reload()
+    }
+  }
   return (
     <>
       <ErrorNote message={list.error ?? retry.error} onRetry={list.error ? list.reload : undefined} />
       {list.loading && !rows && <Loading />}
       {rows?.length === 0 && <EmptyState title="Nothing sent yet">Deliveries appear here once one of the chosen events happens.</EmptyState>}
       {rows && rows.length > 0 && (
-        <div className="table-wrap">
+        <div className="table-wrap" role="region" aria-label="Deliveries table" tabIndex={0}>
           <table>
             <thead>
               <tr>
                 <th scope="col">Event</th>
                 <th scope="col">Status</th>
-                <th scope="col" className="hide-small">Attempts</th>
-                <th scope="col" className="hide-small">When</th>
+                <th scope="col" className="num">Attempts</th>
+                <th scope="col">When</th>
+                <th scope="col">Next attempt</th>
                 <th scope="col"><span className="offscreen">Actions</span></th>
               </tr>
             </thead>
             <tbody>
               {rows.map((d) => (
                 <tr key={d.id}>
-                  <td>{d.event}</td>
+                  <td className="nowrap">{d.event}</td>
                   <td>
                     <Badge tone={d.status === 'delivered' ? 'good' : d.status === 'failed' ? 'warn' : 'plain'}>{d.status}</Badge>
                     {d.responseStatus ? <span className="sub"> HTTP {d.responseStatus}</span> : null}
-                    {d.error ? <span className="sub truncate">{d.error}</span> : null}
+                    {d.error ? (
+                      <details className="more sub">
+                        <summary>
+                          <span className="truncate">{d.error}</span>
+                        </summary>
+                      </details>
+                    ) : null}
                   </td>
-                  <td className="hide-small">{d.attempts}</td>
-                  <td className="hide-small">{formatDateTime(d.date)}</td>
+                  <td className="num">{d.attempts}</td>
+                  <td className="date">{formatDateTime(d.date)}</td>
+                  <td className="date">{d.nextAttempt ? formatDateTime(d.nextAttempt) : '—'}</td>
                   <td>
                     {d.status === 'failed' && (
-                      <button type="button" className="secondary small" onClick={() => retry.run(() => api.post(`/api/webhook/${webhook.id}/deliveries/${d.id}/retry`)).then((ok) => ok && list.reload())}>
+                      <button type="button" className="secondary small" onClick={() => onRetry(d)} aria-label={`Retry the ${d.event} delivery of ${formatDateTime(d.date)}`}>
                         Retry
                       </button>
                     )}
