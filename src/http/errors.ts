@@ -158,6 +158,9 @@ export function isApiPath(url: string): boolean {
   return path.startsWith('/api/') || /^\/api(?:[?#]|$)/.test(path) || path.startsWith('/links/')
 }
 
+/** The link interface v1, whose failures also carry `status` (DECISIONS §8). */
+const isV1Path = (url: string) => url.startsWith('/api/v1/') || url.startsWith('/links/')
+
 export function errorHandler(err: unknown, req: FastifyRequest, reply: FastifyReply) {
   const apiError = toApiError(err, req)
   if (apiError.retryAfter !== undefined) reply.header('retry-after', apiError.retryAfter)
@@ -180,17 +183,14 @@ export function frameworkErrorHandler(err: FastifyError, req: FastifyRequest, re
     err.code === 'FST_ERR_BAD_URL'
       ? [400, 'The path holds a malformed %-escape: encode a literal % as %25.']
       : [414, 'The path is too long: no id or alias is that long.']
-  const v1 = req.url.startsWith('/api/v1/') || req.url.startsWith('/links/')
-  return reply.code(status).send(v1 ? { error: 1, message, status } : { error: 1, message })
+  return reply.code(status).send(isV1Path(req.url) ? { error: 1, message, status } : { error: 1, message })
 }
 
 /** JSON 404 on the interfaces, an HTML page elsewhere (a browser followed a dead link). */
 export function notFoundHandler(req: FastifyRequest, reply: FastifyReply) {
   if (isApiPath(req.url)) {
     const body = { error: 1, message: `No route ${req.method} ${req.url.split('?')[0]}.` }
-    // v1 failures also carry `status` (DECISIONS §8)
-    const v1 = req.url.startsWith('/api/v1/') || req.url.startsWith('/links/')
-    return reply.code(404).send(v1 ? { ...body, status: 404 } : body)
+    return reply.code(404).send(isV1Path(req.url) ? { ...body, status: 404 } : body)
   }
   return notFoundPage(reply)
 }

@@ -20,7 +20,7 @@ export class Throttle {
 
   /** Reserves one attempt for `key`: false when its budget for the window is already spent. */
   async take(key: string): Promise<boolean> {
-    return (await this.increment(key)).n <= this.max
+    return (await this.attempt(key)).ok
   }
 
   /** `take`, and when refused the milliseconds until the window ends (a 429's Retry-After). */
