@@ -55,7 +55,11 @@ export const conflict = (message: string, field?: string) =>
   new ApiError(409, message, field ? { [field]: [message] } : undefined)
 export const gone = (message: string) => new ApiError(410, message)
 
-/** "url: Invalid URL" – the field path first, so the caller knows what to fix. */
+/**
+ * The first issue's message, naming its field once: "url: Invalid URL" for zod's own wording; a
+ * message already written as "url must …" stays as it is, and "value must …" deep in an array
+ * becomes "targets.0.value must …", so the caller knows which entry to fix.
+ */
 export function zodToApiError(err: z.ZodError, status = 400): ApiError {
   const fields: Record<string, string[]> = {}
   for (const issue of err.issues) {
@@ -63,9 +67,20 @@ export function zodToApiError(err: z.ZodError, status = 400): ApiError {
     ;(fields[key] ??= []).push(issue.message)
   }
   const first = err.issues[0]
-  const where = first?.path.length ? `${first.path.map(String).join('.')}: ` : ''
-  return new ApiError(status, `${where}${first?.message ?? 'Invalid input.'}`, fields)
+  return new ApiError(status, first ? issueMessage(first.path, first.message) : 'Invalid input.', fields)
 }
+
+function issueMessage(path: readonly PropertyKey[], message: string): string {
+  if (!path.length) return message
+  const key = path.map(String).join('.')
+  if (startsWithWord(message, key)) return message
+  const last = path[path.length - 1]
+  if (typeof last === 'string' && startsWithWord(message, last)) return key + message.slice(last.length)
+  return `${key}: ${message}`
+}
+
+const startsWithWord = (message: string, word: string) =>
+  message.startsWith(word) && /^[\s.:[]/.test(message.charAt(word.length))
 
 /** Postgres unique violation (both drivers carry SQLSTATE in `code`, sometimes on `cause`). */
 export function isUniqueViolation(err: unknown): boolean {

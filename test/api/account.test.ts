@@ -156,17 +156,17 @@ describe('account', () => {
     const bad: { name: string; body: unknown; status: number; message: RegExp }[] = [
       { name: 'an empty body', body: {}, status: 400, message: /email, password/ },
       { name: 'both fields blank', body: { email: '', password: null }, status: 400, message: /email, password/ },
-      { name: 'an invalid email', body: { email: 'not-an-email' }, status: 400, message: /^email: .*valid email/ },
-      { name: 'an email that is a number', body: { email: 12345 }, status: 400, message: /^email: .*string/ },
-      { name: 'an email that is an array', body: { email: ['a@b.co'] }, status: 400, message: /^email: / },
-      { name: 'an email with a control character', body: { email: 'bell\u0007@example.com' }, status: 400, message: /^email: / },
-      { name: 'an email with a newline', body: { email: 'a@example.com\nBcc: x@example.com' }, status: 400, message: /^email: / },
-      { name: 'an email with HTML', body: { email: '<script>@example.com' }, status: 400, message: /^email: / },
-      { name: 'an email over 254 characters', body: { email: `${'a'.repeat(250)}@example.com` }, status: 400, message: /^email: / },
-      { name: 'a password of 4 characters', body: { password: 'abcd' }, status: 400, message: /^password: .*at least 5/ },
-      { name: 'a password that is a number', body: { password: 123456 }, status: 400, message: /^password: .*string/ },
-      { name: 'a password that is an object', body: { password: { $ne: '' } }, status: 400, message: /^password: / },
-      { name: 'a good email with a bad password', body: { email: 'fine@example.com', password: 'abc' }, status: 400, message: /^password: / },
+      { name: 'an invalid email', body: { email: 'not-an-email' }, status: 400, message: /^email .*valid email/ },
+      { name: 'an email that is a number', body: { email: 12345 }, status: 400, message: /^email .*string/ },
+      { name: 'an email that is an array', body: { email: ['a@b.co'] }, status: 400, message: /^email / },
+      { name: 'an email with a control character', body: { email: 'bell\u0007@example.com' }, status: 400, message: /^email / },
+      { name: 'an email with a newline', body: { email: 'a@example.com\nBcc: x@example.com' }, status: 400, message: /^email / },
+      { name: 'an email with HTML', body: { email: '<script>@example.com' }, status: 400, message: /^email / },
+      { name: 'an email over 254 characters', body: { email: `${'a'.repeat(250)}@example.com` }, status: 400, message: /^email / },
+      { name: 'a password of 4 characters', body: { password: 'abcd' }, status: 400, message: /^password .*at least 5/ },
+      { name: 'a password that is a number', body: { password: 123456 }, status: 400, message: /^password .*string/ },
+      { name: 'a password that is an object', body: { password: { $ne: '' } }, status: 400, message: /^password / },
+      { name: 'a good email with a bad password', body: { email: 'fine@example.com', password: 'abc' }, status: 400, message: /^password / },
     ]
     it.each(bad)('refuses $name and changes nothing', async ({ body, status, message }) => {
       const u = await t.makeUser()

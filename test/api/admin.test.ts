@@ -112,19 +112,19 @@ describe('admin', () => {
     })
 
     const badPlans: { name: string; body: unknown; message: RegExp }[] = [
-      { name: 'no name', body: { free: true }, message: /^name: / },
-      { name: 'an empty name', body: { name: '' }, message: /^name: / },
-      { name: 'a name of 256 characters', body: { name: 'n'.repeat(256) }, message: /^name: / },
-      { name: 'a name that is a number', body: { name: 42 }, message: /^name: / },
-      { name: 'a name with a control character', body: { name: 'bad\u0000name' }, message: /^name: / },
-      { name: 'free that is not a boolean', body: { name: 'X', free: 'maybe' }, message: /^free: / },
-      { name: 'a negative link limit', body: { name: 'X', limits: { links: -1 } }, message: /^limits\.links: / },
-      { name: 'a link limit that is a string', body: { name: 'X', limits: { links: '10' } }, message: /^limits\.links: / },
-      { name: 'a fractional retention', body: { name: 'X', limits: { retention: 1.5 } }, message: /^limits\.retention: / },
-      { name: 'a price that is not a number', body: { name: 'X', prices: { monthly: 'cheap' } }, message: /^prices\.monthly: / },
-      { name: 'a negative price', body: { name: 'X', prices: { yearly: -5 } }, message: /^prices\.yearly: / },
-      { name: 'a feature switch that is not boolean', body: { name: 'X', limits: { api: { enabled: 'perhaps' } } }, message: /^limits\.api\.enabled: / },
-      { name: 'a feature count that is not a number', body: { name: 'X', limits: { pixels: { enabled: true, count: 'ten' } } }, message: /^limits\.pixels\.count: / },
+      { name: 'no name', body: { free: true }, message: /^name / },
+      { name: 'an empty name', body: { name: '' }, message: /^name / },
+      { name: 'a name of 256 characters', body: { name: 'n'.repeat(256) }, message: /^name / },
+      { name: 'a name that is a number', body: { name: 42 }, message: /^name / },
+      { name: 'a name with a control character', body: { name: 'bad\u0000name' }, message: /^name / },
+      { name: 'free that is not a boolean', body: { name: 'X', free: 'maybe' }, message: /^free / },
+      { name: 'a negative link limit', body: { name: 'X', limits: { links: -1 } }, message: /^limits\.links / },
+      { name: 'a link limit that is a string', body: { name: 'X', limits: { links: '10' } }, message: /^limits\.links / },
+      { name: 'a fractional retention', body: { name: 'X', limits: { retention: 1.5 } }, message: /^limits\.retention / },
+      { name: 'a price that is not a number', body: { name: 'X', prices: { monthly: 'cheap' } }, message: /^prices\.monthly / },
+      { name: 'a negative price', body: { name: 'X', prices: { yearly: -5 } }, message: /^prices\.yearly / },
+      { name: 'a feature switch that is not boolean', body: { name: 'X', limits: { api: { enabled: 'perhaps' } } }, message: /^limits\.api\.enabled / },
+      { name: 'a feature count that is not a number', body: { name: 'X', limits: { pixels: { enabled: true, count: 'ten' } } }, message: /^limits\.pixels\.count / },
     ]
     it.each(badPlans)('POST /api/plan/add refuses $name, writing nothing', async ({ body, message }) => {
       const counts = await rowCounts(t.app.db)
@@ -215,12 +215,12 @@ describe('admin', () => {
     })
 
     const bad: { name: string; body: unknown; message: RegExp }[] = [
-      { name: 'no type', body: {}, message: /^type: / },
-      { name: 'an unknown type', body: { type: 'weekly' }, message: /^type: .*monthly, yearly, lifetime/ },
-      { name: 'a type that is a number', body: { type: 1 }, message: /^type: / },
-      { name: 'a malformed expiration', body: { type: 'monthly', expiration: 'next week' }, message: /^expiration: / },
-      { name: 'an impossible date', body: { type: 'monthly', expiration: '2099-02-31 00:00:00' }, message: /^expiration: / },
-      { name: 'an expiration that is a number', body: { type: 'monthly', expiration: 4102444800 }, message: /^expiration: / },
+      { name: 'no type', body: {}, message: /^type / },
+      { name: 'an unknown type', body: { type: 'weekly' }, message: /^type .*monthly, yearly, lifetime/ },
+      { name: 'a type that is a number', body: { type: 1 }, message: /^type / },
+      { name: 'a malformed expiration', body: { type: 'monthly', expiration: 'next week' }, message: /^expiration / },
+      { name: 'an impossible date', body: { type: 'monthly', expiration: '2099-02-31 00:00:00' }, message: /^expiration / },
+      { name: 'an expiration that is a number', body: { type: 'monthly', expiration: 4102444800 }, message: /^expiration / },
     ]
     it.each(bad)('refuses $name (400), changing nothing', async ({ body, message }) => {
       const u = await t.makeUser()
@@ -312,13 +312,13 @@ describe('admin', () => {
     })
 
     it.each([
-      ['filter=vip', /^filter: /],
+      ['filter=vip', /^filter /],
       ['filter=', null],
-      ['limit=0', /^limit: /],
-      ['limit=-1', /^limit: /],
-      ['limit=abc', /^limit: /],
-      ['page=0', /^page: /],
-      ['page=x', /^page: /],
+      ['limit=0', /^limit /],
+      ['limit=-1', /^limit /],
+      ['limit=abc', /^limit /],
+      ['page=0', /^page /],
+      ['page=x', /^page /],
     ])('?%s', async (query, message) => {
       const res = await admin.api.get(`/api/users?${query}&email=${tag}`)
       if (message) expectError(res, 400, message)
@@ -392,25 +392,25 @@ describe('admin', () => {
 
     const good = { username: 'valid_name', email: 'valid@example.com', password: 'hunter22' }
     const bad: { name: string; body: unknown; status: number; message: RegExp }[] = [
-      { name: 'an empty body', body: {}, status: 400, message: /^username: / },
-      { name: 'no email', body: { username: 'abc', password: 'hunter22' }, status: 400, message: /^email: / },
-      { name: 'no password', body: { username: 'abc', email: 'a@example.com' }, status: 400, message: /^password: / },
-      { name: 'a username of 2 characters', body: { ...good, username: 'ab' }, status: 400, message: /^username: / },
-      { name: 'a username of 33 characters', body: { ...good, username: 'a'.repeat(33) }, status: 400, message: /^username: / },
-      { name: 'a username with HTML', body: { ...good, username: '<b>bold</b>' }, status: 400, message: /^username: / },
-      { name: 'a username with a quote', body: { ...good, username: 'o"neil' }, status: 400, message: /^username: / },
-      { name: 'a username with a space', body: { ...good, username: 'two words' }, status: 400, message: /^username: / },
-      { name: 'a username with unicode', body: { ...good, username: 'zoë_user' }, status: 400, message: /^username: / },
-      { name: 'a username that is a number', body: { ...good, username: 12345 }, status: 400, message: /^username: / },
-      { name: 'an invalid email', body: { ...good, email: 'nope' }, status: 400, message: /^email: / },
-      { name: 'an email with a control character', body: { ...good, email: 'a\u0000b@example.com' }, status: 400, message: /^email: / },
-      { name: 'an email with CRLF', body: { ...good, email: 'a@example.com\r\n' + 'x' }, status: 400, message: /^email: / },
-      { name: 'a password of 4 characters', body: { ...good, password: '1234' }, status: 400, message: /^password: .*5/ },
-      { name: 'a password that is a number', body: { ...good, password: 12345678 }, status: 400, message: /^password: / },
-      { name: 'an unknown planid', body: { ...good, planid: 999999 }, status: 400, message: /^planid: / },
-      { name: 'a planid that is not a number', body: { ...good, planid: 'pro' }, status: 400, message: /^planid: / },
-      { name: 'a negative planid', body: { ...good, planid: -1 }, status: 400, message: /^planid: / },
-      { name: 'a malformed expiration', body: { ...good, expiration: '31/12/2099' }, status: 400, message: /^expiration: / },
+      { name: 'an empty body', body: {}, status: 400, message: /^username / },
+      { name: 'no email', body: { username: 'abc', password: 'hunter22' }, status: 400, message: /^email / },
+      { name: 'no password', body: { username: 'abc', email: 'a@example.com' }, status: 400, message: /^password / },
+      { name: 'a username of 2 characters', body: { ...good, username: 'ab' }, status: 400, message: /^username / },
+      { name: 'a username of 33 characters', body: { ...good, username: 'a'.repeat(33) }, status: 400, message: /^username / },
+      { name: 'a username with HTML', body: { ...good, username: '<b>bold</b>' }, status: 400, message: /^username / },
+      { name: 'a username with a quote', body: { ...good, username: 'o"neil' }, status: 400, message: /^username / },
+      { name: 'a username with a space', body: { ...good, username: 'two words' }, status: 400, message: /^username / },
+      { name: 'a username with unicode', body: { ...good, username: 'zoë_user' }, status: 400, message: /^username / },
+      { name: 'a username that is a number', body: { ...good, username: 12345 }, status: 400, message: /^username / },
+      { name: 'an invalid email', body: { ...good, email: 'nope' }, status: 400, message: /^email / },
+      { name: 'an email with a control character', body: { ...good, email: 'a\u0000b@example.com' }, status: 400, message: /^email / },
+      { name: 'an email with CRLF', body: { ...good, email: 'a@example.com\r\n' + 'x' }, status: 400, message: /^email / },
+      { name: 'a password of 4 characters', body: { ...good, password: '1234' }, status: 400, message: /^password .*5/ },
+      { name: 'a password that is a number', body: { ...good, password: 12345678 }, status: 400, message: /^password / },
+      { name: 'an unknown planid', body: { ...good, planid: 999999 }, status: 400, message: /^planid: no plan has that id\.$/ },
+      { name: 'a planid that is not a number', body: { ...good, planid: 'pro' }, status: 400, message: /^planid / },
+      { name: 'a negative planid', body: { ...good, planid: -1 }, status: 400, message: /^planid / },
+      { name: 'a malformed expiration', body: { ...good, expiration: '31/12/2099' }, status: 400, message: /^expiration / },
     ]
     it.each(bad)('refuses $name ($status), writing nothing', async ({ body, status, message }) => {
       const counts = await rowCounts(t.app.db)

@@ -122,7 +122,7 @@ describe('CLI (src/cli.ts)', { timeout: 120_000 }, () => {
     [['keys:rotate', 'ghost@example.com'], /No user has the email ghost@example.com/],
     [['plans:create'], /needs --json/],
     [['plans:create', '--json', '{oops'], /not valid JSON/],
-    [['plans:create', '--json', '{"name":""}'], /^Error: name: /m],
+    [['plans:create', '--json', '{"name":""}'], /^Error: name /m],
     [['plans:create', '--json', '{"name":"X","limits":{"links":-1}}'], /limits\.links/],
     [['plans:create', '--json', '{"name":"Pro"}'], /already exists/],
     [['plans:update', 'abc', '--json', '{}'], /needs a plan id/],

@@ -138,11 +138,11 @@ describe('shared API conventions', () => {
     })
 
     it.each([
-      ['email as a number', { email: 1 }, /^email: /],
-      ['email as a boolean true', { email: true }, /^email: /],
-      ['email as an object', { email: { $gt: '' } }, /^email: /],
-      ['password as an array', { password: ['hunter22'] }, /^password: /],
-      ['password as a number', { password: 123456 }, /^password: /],
+      ['email as a number', { email: 1 }, /^email /],
+      ['email as a boolean true', { email: true }, /^email /],
+      ['email as an object', { email: { $gt: '' } }, /^email /],
+      ['password as an array', { password: ['hunter22'] }, /^password /],
+      ['password as a number', { password: 123456 }, /^password /],
     ])('refuses wrong JSON types (%s) with 400 naming the field', async (_name, body, message) => {
       const before = await rowCounts(t.app.db)
       expectEnvelope(await u.api.put('/api/account/update', body), 400, message)

@@ -458,13 +458,13 @@ describe('links', () => {
     })
 
     it.each([
-      ['limit=0', /^limit: /],
-      ['limit=-1', /^limit: /],
-      ['limit=abc', /^limit: /],
-      ['limit=1.5', /^limit: /],
-      ['page=0', /^page: /],
-      ['page=-3', /^page: /],
-      ['page=x', /^page: /],
+      ['limit=0', /^limit /],
+      ['limit=-1', /^limit /],
+      ['limit=abc', /^limit /],
+      ['limit=1.5', /^limit /],
+      ['page=0', /^page /],
+      ['page=-3', /^page /],
+      ['page=x', /^page /],
       ['order=id;DROP%20TABLE%20links', /^order: must be date or click/],
       ['order=title', /^order: /],
       ['q=a&q=b', /^q: /],

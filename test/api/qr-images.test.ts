@@ -3,7 +3,7 @@ import { domains, links } from '../../src/db/schema/index.js'
 import { appWith, type TestApp, type TestUser } from '../helpers/app.js'
 import { aliasOf, decodePng, decodeSvg, get, pixel, PUBLIC, type Decoded } from './qr-helpers.js'
 
-const SIZE_ERROR = { error: 1, message: 'size: size must be a whole number of pixels from 64 to 1024.' }
+const SIZE_ERROR = { error: 1, message: 'size must be a whole number of pixels from 64 to 1024.' }
 
 /** The first pixel along the diagonal that differs from the corner: it lies in the top-left finder pattern. */
 function firstDark(d: Decoded): [number, number, number] {
@@ -61,10 +61,10 @@ describe('QR images', () => {
     })
 
     it('refuses an unknown format and a bad colour', async () => {
-      expect((await get(t, `/qr/${alias}?format=gif`)).json()).toEqual({ error: 1, message: 'format: format must be png or svg.' })
+      expect((await get(t, `/qr/${alias}?format=gif`)).json()).toEqual({ error: 1, message: 'format must be png or svg.' })
       expect((await get(t, `/qr/${alias}?foreground=rgb(300,0,0)`)).json()).toEqual({
         error: 1,
-        message: 'foreground: foreground must be a colour like rgb(255,255,255) or #ffffff.',
+        message: 'foreground must be a colour like rgb(255,255,255) or #ffffff.',
       })
     })
 

@@ -95,7 +95,7 @@ async function sendImage(req: FastifyRequest, reply: FastifyReply, renders: Thro
 function pathSize(param: string | undefined): number | undefined {
   if (param === undefined) return undefined
   const n = parseSize(param)
-  if (n === null) throw badRequest(`size: ${SIZE_MESSAGE}`, 'size')
+  if (n === null) throw badRequest(SIZE_MESSAGE, 'size')
   return n
 }
 

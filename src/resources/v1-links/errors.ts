@@ -13,10 +13,8 @@ const MEDIA_MESSAGE = 'Unsupported Content-Type: send application/x-www-form-url
 export function v1ErrorHandler(err: unknown, req: FastifyRequest, reply: FastifyReply) {
   const e = toApiError(err, req)
   if (e.status === 400 || e.status === 409 || e.status === 422) {
-    // "per_page: per_page must be…" (the shared zod formatter) reads better without the prefix
-    const message = e.message.replace(/^([\w.]+): (?=\1 )/, '')
-    const errors = e.fields && Object.keys(e.fields).length ? e.fields : { body: [message] }
-    return reply.code(422).send({ error: 1, message, errors, status: 422 })
+    const errors = e.fields && Object.keys(e.fields).length ? e.fields : { body: [e.message] }
+    return reply.code(422).send({ error: 1, message: e.message, errors, status: 422 })
   }
   const message = e.status === 415 ? MEDIA_MESSAGE : e.message
   if (e.retryAfter !== undefined) reply.header('retry-after', e.retryAfter)
