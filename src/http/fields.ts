@@ -2,6 +2,11 @@ import { z } from 'zod'
 import { checkUrl } from '../lib/url.js'
 import { parseTimestamp } from './format.js'
 
+/** Control characters but tab and line breaks: they break logs, terminals and pages (and Postgres cannot store a NUL). */
+export const CONTROL_CHARS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/
+/** Every control character, tab and line breaks included: for values that are one line. */
+export const ANY_CONTROL_CHAR = /[\u0000-\u001f\u007f]/
+
 /** Ids are Postgres `integer` columns: anything above this names no row (and would fail the query). */
 export const MAX_ID = 2 ** 31 - 1
 
@@ -47,8 +52,7 @@ export const text = (name: string, max: number, min = 0) =>
     .trim()
     .min(min, min === 1 ? `${name} must not be empty.` : `${name} must be at least ${min} characters.`)
     .max(max, `${name} must be at most ${max} characters.`)
-    // control characters never belong in names and titles; they break logs and terminals
-    .refine((s) => !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(s), `${name} must not contain control characters.`)
+    .refine((s) => !CONTROL_CHARS.test(s), `${name} must not contain control characters.`)
 
 export const name = (field = 'name') => text(field, 255, 1)
 export const description = (field = 'description') => text(field, 2000)

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify'
-import { MAX_ID } from '../../http/fields.js'
+import { ANY_CONTROL_CHAR, MAX_ID } from '../../http/fields.js'
 import { html, notFoundPage, sendPage } from '../../lib/html.js'
 import { shortUrlOf } from '../../lib/short-url.js'
 import * as repo from './repo.js'
@@ -14,7 +14,7 @@ const campaignPages: FastifyPluginAsync = async (app) => {
     const { username, id } = req.params
     const idNum = ID.test(id) ? Number(id) : 0
     // a control character (a NUL above all, which Postgres cannot compare) names no account
-    if (idNum < 1 || idNum > MAX_ID || username.length > 64 || /[\u0000-\u001f\u007f]/.test(username)) return notFoundPage(reply)
+    if (idNum < 1 || idNum > MAX_ID || username.length > 64 || ANY_CONTROL_CHAR.test(username)) return notFoundPage(reply)
     const found = await repo.findPublicCampaign(app.db, username, idNum)
     if (!found) return notFoundPage(reply)
     const pageParam = typeof req.query.page === 'string' && /^\d{1,6}$/.test(req.query.page) ? Number(req.query.page) : 1

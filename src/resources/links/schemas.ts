@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import type { FieldRef } from '../../http/errors.js'
-import { bodyId, boolish, clearable, MAX_ID, optional } from '../../http/fields.js'
+import { bodyId, boolish, clearable, CONTROL_CHARS, MAX_ID, optional } from '../../http/fields.js'
 import { parseTimestamp, toTimestamp } from '../../http/format.js'
 import { pageQuery } from '../../http/pagination.js'
 import { checkUrl } from '../../lib/url.js'
@@ -31,7 +31,7 @@ const str = (max: number) =>
 const text = (max: number) =>
   str(max)
     .trim()
-    .refine((s) => !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(s), 'must not contain control characters.')
+    .refine((s) => !CONTROL_CHARS.test(s), 'must not contain control characters.')
 
 /** The one URL rule (lib/url.ts). */
 const url = (opts: { httpOnly?: boolean } = {}) =>

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import type { QrType } from '../../db/schema/qr.js'
 import { zodToApiError } from '../../http/errors.js'
-import { boolish, email as emailField, optional, text } from '../../http/fields.js'
+import { ANY_CONTROL_CHAR, boolish, CONTROL_CHARS, email as emailField, optional, text } from '../../http/fields.js'
 import { checkUrl } from '../../lib/url.js'
 
 /**
@@ -55,8 +55,7 @@ const finished = (field: string, max = MAX_TEXT, typeMessage = `${field} must be
     .string({ message: typeMessage })
     .refine((s) => s.trim() !== '', `${field} must not be empty.`)
     .refine((s) => s.length <= max, `${field} must be at most ${max} characters.`)
-    // eslint-disable-next-line no-control-regex
-    .refine((s) => !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(s), `${field} must not contain control characters.`)
+    .refine((s) => !CONTROL_CHARS.test(s), `${field} must not contain control characters.`)
 
 function mailto(address: string, subject?: string, body?: string): string {
   const params: string[] = []
@@ -154,14 +153,12 @@ const wifiObject = z
         .string({ message: 'data.ssid must be a string: the network name.' })
         .min(1, 'data.ssid must not be empty.')
         .refine((s) => Buffer.byteLength(s) <= 32, 'data.ssid must be at most 32 bytes.')
-        // eslint-disable-next-line no-control-regex
-        .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), 'data.ssid must not contain control characters.'),
+        .refine((s) => !ANY_CONTROL_CHAR.test(s), 'data.ssid must not contain control characters.'),
       password: optional(
         z
           .string({ message: 'data.password must be a string.' })
           .max(64, 'data.password must be at most 64 characters.')
-          // eslint-disable-next-line no-control-regex
-          .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), 'data.password must not contain control characters.'),
+          .refine((s) => !ANY_CONTROL_CHAR.test(s), 'data.password must not contain control characters.'),
       ),
       encryption: z
         .string({ message: 'data.encryption must be one of WPA, WEP, nopass.' })
@@ -206,8 +203,7 @@ const emailObject = z.object(
       z
         .string({ message: 'data.body must be a string.' })
         .max(2000, 'data.body must be at most 2000 characters.')
-        // eslint-disable-next-line no-control-regex
-        .refine((s) => !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(s), 'data.body must not contain control characters.'),
+        .refine((s) => !CONTROL_CHARS.test(s), 'data.body must not contain control characters.'),
     ),
   },
   { message: 'data must be an object {email, subject, body} or an e-mail address for type email.' },
@@ -220,8 +216,7 @@ const smsObject = z.object(
       z
         .string({ message: 'data.message must be a string.' })
         .max(1000, 'data.message must be at most 1000 characters.')
-        // eslint-disable-next-line no-control-regex
-        .refine((s) => !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(s), 'data.message must not contain control characters.'),
+        .refine((s) => !CONTROL_CHARS.test(s), 'data.message must not contain control characters.'),
     ),
   },
   { message: 'data must be an object {phone, message} or a phone number for type sms.' },

@@ -6,6 +6,7 @@ import { shortUrlOf } from '../../lib/short-url.js'
 import { messagePage } from '../../lib/html.js'
 import { REPORT_REASONS, reportForm, reportThanks, type ReportReason } from './page.js'
 import { insertReport } from './repo.js'
+import { CONTROL_CHARS } from '../../http/fields.js'
 
 /** Stored aliases are [A-Za-z0-9_-] (DECISIONS §4): anything else can only be a miss. */
 const ALIAS = /^[A-Za-z0-9_-]{1,128}$/
@@ -54,7 +55,7 @@ const reportPages: FastifyPluginAsync = async (app) => {
     if (!Object.hasOwn(REPORT_REASONS, values.reason)) return reportForm(reply, 400, { ...form, error: 'Choose what is wrong with the link.' })
     if (values.comment.length > MAX_COMMENT) return reportForm(reply, 400, { ...form, error: `Details must be at most ${MAX_COMMENT} characters.` })
     // line breaks are welcome in the details; other control characters (a NUL above all, which Postgres cannot store) are not
-    if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(values.comment)) {
+    if (CONTROL_CHARS.test(values.comment)) {
       return reportForm(reply, 400, { ...form, error: 'Details must not contain control characters.' })
     }
     if (values.email && (values.email.length > 254 || !/^[^\s@\u0000-\u001f\u007f]+@[^\s@\u0000-\u001f\u007f]+$/.test(values.email))) {
