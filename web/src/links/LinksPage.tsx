@@ -7,6 +7,7 @@ import { useConfirm } from '../ui/confirm'
 import { formatDate, formatNumber } from '../ui/format'
 import { useAction, useLoad } from '../ui/hooks'
 import { CopyButton, EmptyState, ErrorNote, Field, Loading, Modal, PageHead, Pager } from '../ui/parts'
+import { SearchInSelect } from '../ui/LinkPicker'
 import { BulkCreate } from './BulkCreate'
 import { LinkForm } from './LinkForm'
 import { useLinkOptions } from './options'
@@ -116,15 +117,7 @@ export function LinksPage() {
         <Field label="Search links" className="search">
           {(id) => <input id={id} type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="Part of an address, alias or title" />}
         </Field>
-        <Field label="Search in">
-          {(id) => (
-            <select id={id} value={q.by} onChange={(e) => set({ by: e.target.value })}>
-              <option value="url">Destinations</option>
-              <option value="alias">Aliases</option>
-              <option value="title">Titles</option>
-            </select>
-          )}
-        </Field>
+        <SearchInSelect value={q.by} onChange={(by) => set({ by })} />
         <Field label="Sort by">
           {(id) => (
             <select id={id} value={q.sort} onChange={(e) => set({ sort: e.target.value })}>

@@ -1,43 +1,80 @@
-import { useState } from 'react'
+import { useState, type ReactNode } from 'react'
 import { api, qs } from '../api/client'
-import type { V1List } from '../api/types'
+import type { V1Link, V1List } from '../api/types'
 import { useLoad } from './hooks'
 import { ErrorNote, Field, Loading } from './parts'
 
-/** Search your links and act on one (assign to a campaign or channel). */
-export function LinkPicker({ action, done: doneLabel, onPick }: { action: string; done: string; onPick: (id: number, short: string) => Promise<boolean> }) {
+/** Where a link search looks (v1's `by`): the links page and every link search offer the same three. */
+export type SearchBy = 'url' | 'alias' | 'title'
+
+export function SearchInSelect({ value, onChange }: { value: string; onChange: (by: SearchBy) => void }) {
+  return (
+    <Field label="Search in">
+      {(id) => (
+        <select id={id} value={value} onChange={(e) => onChange(e.target.value as SearchBy)}>
+          <option value="url">Destinations</option>
+          <option value="alias">Aliases</option>
+          <option value="title">Titles</option>
+        </select>
+      )}
+    </Field>
+  )
+}
+
+/**
+ * Search your links, ten at a time, and show each as the page needs: `row` draws a found link's
+ * contents (and its button). `error` is the page's own failure, shown where the search's would be.
+ */
+export function LinkSearch({ label, error, row }: { label?: string; error?: string; row: (link: V1Link) => ReactNode }) {
   const [search, setSearch] = useState('')
-  const [done, setDone] = useState<number[]>([])
-  const list = useLoad(() => api.get<V1List>(`/api/v1/links${qs({ search: search.trim(), by: 'url', per_page: 10 })}`), [search])
+  const [by, setBy] = useState<SearchBy>('url')
+  const list = useLoad(() => api.get<V1List>(`/api/v1/links${qs({ search: search.trim(), by, per_page: 10 })}`), [search, by])
   return (
     <div>
-      <Field label="Find a link" hint="Part of its destination URL.">
-        {(id, hint) => <input id={id} aria-describedby={hint} type="search" value={search} onChange={(e) => setSearch(e.target.value)} />}
-      </Field>
-      <ErrorNote message={list.error} />
+      <div className="row">
+        <Field label="Find a link" className="search">
+          {(id) => <input id={id} type="search" value={search} onChange={(e) => setSearch(e.target.value)} />}
+        </Field>
+        <SearchInSelect value={by} onChange={setBy} />
+      </div>
+      <ErrorNote message={error ?? list.error} onRetry={list.error && !error ? list.reload : undefined} />
       {list.loading && !list.data && <Loading />}
       {list.data?.data.length === 0 && <p className="sub">No link matches.</p>}
-      <ul className="link-list">
+      <ul className="link-list" aria-label={label}>
         {list.data?.data.map((l) => (
           <li key={l.id} className="link-item">
-            <div>
-              <span className="short">{l.short_url}</span>
-              <span className="truncate sub">{l.url}</span>
-            </div>
-            <button
-              type="button"
-              className="secondary small"
-              disabled={done.includes(l.id)}
-              aria-label={done.includes(l.id) ? `${doneLabel}: ${l.short_url}` : `${action} ${l.short_url}`}
-              onClick={async () => {
-                if (await onPick(l.id, l.short_url)) setDone([...done, l.id])
-              }}
-            >
-              {done.includes(l.id) ? doneLabel : action}
-            </button>
+            {row(l)}
           </li>
         ))}
       </ul>
     </div>
+  )
+}
+
+/** Search your links and act on one (assign to a campaign or channel); a link acted on says so. */
+export function LinkPicker({ action, done: doneLabel, onPick }: { action: string; done: string; onPick: (id: number, short: string) => Promise<boolean> }) {
+  const [done, setDone] = useState<number[]>([])
+  return (
+    <LinkSearch
+      row={(l) => (
+        <>
+          <div>
+            <span className="short">{l.short_url}</span>
+            <span className="truncate sub">{l.url}</span>
+          </div>
+          <button
+            type="button"
+            className="secondary small"
+            disabled={done.includes(l.id)}
+            aria-label={done.includes(l.id) ? `${doneLabel}: ${l.short_url}` : `${action} ${l.short_url}`}
+            onClick={async () => {
+              if (await onPick(l.id, l.short_url)) setDone((d) => [...d, l.id])
+            }}
+          >
+            {done.includes(l.id) ? doneLabel : action}
+          </button>
+        </>
+      )}
+    />
   )
 }

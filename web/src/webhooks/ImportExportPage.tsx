@@ -1,11 +1,11 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react'
-import { api, fetchRaw, qs } from '../api/client'
-import type { V1List } from '../api/types'
+import { fetchRaw } from '../api/client'
 import { download } from '../qr/download'
 import { announce } from '../ui/announce'
 import { formatNumber } from '../ui/format'
-import { useAction, useLoad } from '../ui/hooks'
+import { useAction } from '../ui/hooks'
 import { ErrorNote, Field, Loading, PageHead } from '../ui/parts'
+import { LinkSearch } from '../ui/LinkPicker'
 import { useApiPaths } from '../ui/routes-available'
 import { NotYet } from './NotYet'
 
@@ -166,14 +166,11 @@ function LineList({ items }: { items: { line: number; message: string }[] }) {
  * clicks); a short "Downloaded" beside it confirms each one.
  */
 function ClickExport() {
-  const [search, setSearch] = useState('')
-  const [by, setBy] = useState<'url' | 'alias' | 'title'>('url')
   const [busy, setBusy] = useState<number[]>([])
   const [done, setDone] = useState<number[]>([])
   const [error, setError] = useState<string>()
   const timers = useRef(new Map<number, ReturnType<typeof setTimeout>>())
   useEffect(() => () => timers.current.forEach(clearTimeout), [])
-  const list = useLoad(() => api.get<V1List>(`/api/v1/links${qs({ search: search.trim(), by, per_page: 10 })}`), [search, by])
 
   async function downloadClicks(id: number, name: string, file: string) {
     // not disabled while it runs: a disabled button would drop the keyboard focus
@@ -198,49 +195,32 @@ function ClickExport() {
   }
 
   return (
-    <div>
-      <div className="row">
-        <Field label="Find a link" className="search">
-          {(id) => <input id={id} type="search" value={search} onChange={(e) => setSearch(e.target.value)} />}
-        </Field>
-        <Field label="Search in">
-          {(id) => (
-            <select id={id} value={by} onChange={(e) => setBy(e.target.value as typeof by)}>
-              <option value="url">Destinations</option>
-              <option value="alias">Aliases</option>
-              <option value="title">Titles</option>
-            </select>
-          )}
-        </Field>
-      </div>
-      <ErrorNote message={error ?? list.error} onRetry={list.error && !error ? list.reload : undefined} />
-      {list.loading && !list.data && <Loading />}
-      {list.data?.data.length === 0 && <p className="sub">No link matches.</p>}
-      <ul className="link-list" aria-label="Links to export">
-        {list.data?.data.map((l) => {
-          // the short URL without its scheme: the button's visible label, and so its accessible name
-          const name = l.short_url.replace(/^https?:\/\//, '')
-          return (
-            <li key={l.id} className="link-item">
-              <div>
-                <span className="truncate">{l.title || l.url}</span>
-                {l.title && <span className="truncate sub">{l.url}</span>}
-                {/* beside the link, not the button: the button stays where it was for the next click */}
-                {busy.includes(l.id) ? <span className="badge">Downloading…</span> : done.includes(l.id) && <span className="badge good">Downloaded</span>}
-              </div>
-              <span className="clicks">
-                {formatNumber(l.clicks)}
-                <small>{l.clicks === 1 ? 'click' : 'clicks'}</small>
-              </span>
-              <div className="cell-actions">
-                <button type="button" className="secondary small" aria-busy={busy.includes(l.id)} onClick={() => downloadClicks(l.id, name, l.alias ?? String(l.id))}>
-                  Download clicks of {name}
-                </button>
-              </div>
-            </li>
-          )
-        })}
-      </ul>
-    </div>
+    <LinkSearch
+      label="Links to export"
+      error={error}
+      row={(l) => {
+        // the short URL without its scheme: the button's visible label, and so its accessible name
+        const name = l.short_url.replace(/^https?:\/\//, '')
+        return (
+          <>
+            <div>
+              <span className="truncate">{l.title || l.url}</span>
+              {l.title && <span className="truncate sub">{l.url}</span>}
+              {/* beside the link, not the button: the button stays where it was for the next click */}
+              {busy.includes(l.id) ? <span className="badge">Downloading…</span> : done.includes(l.id) && <span className="badge good">Downloaded</span>}
+            </div>
+            <span className="clicks">
+              {formatNumber(l.clicks)}
+              <small>{l.clicks === 1 ? 'click' : 'clicks'}</small>
+            </span>
+            <div className="cell-actions">
+              <button type="button" className="secondary small" aria-busy={busy.includes(l.id)} onClick={() => downloadClicks(l.id, name, l.alias ?? String(l.id))}>
+                Download clicks of {name}
+              </button>
+            </div>
+          </>
+        )
+      }}
+    />
   )
 }
