@@ -129,7 +129,28 @@ describe('link reports', () => {
     expect(page.reports).toHaveLength(2)
     expect((await admin.api.get(`/api/reports?link=${linkId}`)).json().data.result).toBe(total)
     expect((await admin.api.get('/api/reports?link=999999')).json().data.result).toBe(0)
-    expectError(await admin.api.get('/api/reports?link=abc'), 400, /^link: /)
+    expectError(await admin.api.get('/api/reports?link=abc'), 400, /^link /)
+  })
+
+  it('DELETE /api/reports/:id/delete: admins dismiss one report; the link and the other reports stay', async () => {
+    const before = (await admin.api.get(`/api/reports?link=${linkId}`)).json().data
+    const [first, second] = before.reports as { id: number }[]
+    expectError(await alice.api.del(`/api/reports/${first.id}/delete`), 403, /admin/)
+    expectError(await t.api().del(`/api/reports/${first.id}/delete`), 401)
+    expect((await admin.api.get(`/api/reports?link=${linkId}`)).json().data.result).toBe(before.result)
+
+    const res = await admin.api.del(`/api/reports/${first.id}/delete`)
+    expect(res.statusCode).toBe(200)
+    expect(res.json()).toEqual({ error: 0, message: 'Report has been dismissed.' })
+    const after = (await admin.api.get(`/api/reports?link=${linkId}`)).json().data
+    expect(after.result).toBe(before.result - 1)
+    expect(after.reports.map((r: { id: number }) => r.id)).not.toContain(first.id)
+    expect(after.reports.map((r: { id: number }) => r.id)).toContain(second.id)
+    expect((await alice.api.get(`/api/url/${linkId}`)).statusCode).toBe(200)
+
+    expectError(await admin.api.del(`/api/reports/${first.id}/delete`), 404, /^Report not found\.$/)
+    expectError(await admin.api.del('/api/reports/99999999/delete'), 404)
+    expect((await admin.api.del('/api/reports/abc/delete')).statusCode).toBe(404)
   })
 
   it('a report keeps its short URL when the link is deleted', async () => {

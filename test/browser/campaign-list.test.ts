@@ -1,40 +1,30 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser } from 'playwright-core'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { links } from '../../src/db/schema/index.js'
-import { hasChromium, launchBrowser, listen, watchedPage } from '../helpers/fixtures.js'
-import { testApp, type TestApp } from '../helpers/app.js'
+import { hasChromium, watchedPage } from '../helpers/fixtures.js'
+import { browserSuite } from './session.js'
 
 const NAME = `Sale "><script>window.__pwned='name'</script><img src=x onerror="window.__pwned='img'">`
 const TITLE = `</title><svg onload="window.__pwned='svg'"><b>bold?</b> & 'quotes'`
 
 /** The public campaign list page in a real browser: hostile names render as text, nothing runs. */
 describe.skipIf(!hasChromium)('campaign list page in Chromium', () => {
-  let t: TestApp
-  let browser: Browser
-  let origin: string
+  const s = browserSuite()
   let path: string
 
   beforeAll(async () => {
-    t = await testApp()
-    origin = await listen(t.app)
-    const u = await t.makeUser({ username: 'browser_user' })
+    const u = await s.t.makeUser({ username: 'browser_user' })
     const res = await u.api.post('/api/campaign/add', { name: NAME, public: true })
     const id = res.json().id as number
-    await t.app.db.insert(links).values([
+    await s.t.app.db.insert(links).values([
       { userId: u.user.id, alias: 'hostile', url: 'https://example.com/', title: TITLE, campaignId: id },
       { userId: u.user.id, alias: 'plain', url: 'https://example.com/', title: 'Plain title', campaignId: id },
     ])
     path = `/u/browser_user/${id}`
-    browser = await launchBrowser()
-  })
-  afterAll(async () => {
-    await browser?.close()
-    await t?.close()
   })
 
   it('renders the campaign name and link titles as text and executes nothing', async () => {
-    const { page, dialogs, violations } = await watchedPage(browser)
-    const res = await page.goto(origin + path)
+    const { page, dialogs, violations } = await watchedPage(s.browser)
+    const res = await page.goto(s.origin + path)
     expect(res?.status()).toBe(200)
 
     expect(await page.title()).toBe(NAME)
@@ -54,8 +44,8 @@ describe.skipIf(!hasChromium)('campaign list page in Chromium', () => {
   })
 
   it('shows a 404 page for a private or unknown campaign', async () => {
-    const page = await browser.newPage()
-    const res = await page.goto(`${origin}/u/browser_user/2147483647`)
+    const page = await s.browser.newPage()
+    const res = await page.goto(`${s.origin}/u/browser_user/2147483647`)
     expect(res?.status()).toBe(404)
     expect(await page.locator('h1').textContent()).toBe('Link not found')
     await page.close()

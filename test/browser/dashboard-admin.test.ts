@@ -1,49 +1,28 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { hasChromium, launchBrowser, listen } from '../helpers/fixtures.js'
-import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
-import { ensureWebBuild } from './dashboard-web.js'
+import { beforeAll, describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
+import { hasChromium } from '../helpers/fixtures.js'
+import type { TestUser } from '../helpers/app.js'
+import { browserSuite } from './session.js'
+
+const CLIPBOARD = ['clipboard-read', 'clipboard-write']
 
 /** Domains, campaigns, channels, pixels, pages, and the admin's users and plans, in a real browser. */
 describe.skipIf(!hasChromium)('dashboard in Chromium: resources and admin', () => {
-  let t: TestApp
-  let browser: Browser
-  let origin: string
-  let admin: TestUser
+  const s = browserSuite({ dashboard: true, admin: { username: 'the.admin' }, timeout: 8000 })
   let user: TestUser
-  let context: BrowserContext
   let page: Page
-  const scriptErrors: string[] = []
 
   beforeAll(async () => {
-    await ensureWebBuild()
-    t = await testApp()
-    origin = await listen(t.app)
-    admin = await t.makeUser({ admin: true, username: 'the.admin' })
-    user = await t.makeUser({ plan: 'pro', username: 'maker' })
-    browser = await launchBrowser()
-    context = await browser.newContext()
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin })
-    page = await context.newPage()
-    page.setDefaultTimeout(8000)
-    page.on('pageerror', (e) => scriptErrors.push(e.message))
-  })
-  afterAll(async () => {
-    await browser?.close()
-    await t?.close()
+    user = await s.t.makeUser({ plan: 'pro', username: 'maker' })
   })
 
-  const signIn = async (p: Page, u: TestUser) => {
-    await p.goto(origin + new URL((await admin.api.get(`/api/user/login/${u.user.id}`)).json().url).pathname)
-    await p.waitForURL(`${origin}/dashboard/links`)
-  }
   const go = async (name: string) => {
     await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name, exact: true }).click()
     await page.getByRole('heading', { name, level: 1, exact: true }).waitFor()
   }
 
   it('adds a domain, a pixel, a channel with items and a campaign with a link assigned', async () => {
-    await signIn(page, user)
+    page = await s.signIn(user, { permissions: CLIPBOARD })
     const link = (await user.api.post('/api/url/add', { url: 'https://example.com/launch', custom: 'launch' })).json()
 
     await go('Domains')
@@ -140,16 +119,11 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: resources and admin', () =
     const types = await page.getByLabel('Redirect type').locator('option').allTextContents()
     expect(types).toEqual(expect.arrayContaining(['Splash: Teaser', 'Overlay: Colour poll']))
     await page.keyboard.press('Escape')
-    await context.close()
+    await page.context().close()
   })
 
   it('as admin: creates a user, gives them a plan, copies their SSO URL and opens it in a fresh context', async () => {
-    context = await browser.newContext()
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin })
-    page = await context.newPage()
-    page.setDefaultTimeout(8000)
-    page.on('pageerror', (e) => scriptErrors.push(e.message))
-    await signIn(page, admin)
+    page = await s.signIn(s.admin, { permissions: CLIPBOARD })
     await go('Users')
     // its pager is a group, not a second navigation landmark beside the menu (DECISIONS 10.1)
     await page.getByRole('group', { name: 'Pages of users' }).waitFor()
@@ -168,7 +142,7 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: resources and admin', () =
     await dialog.getByLabel('Billing period').selectOption('yearly')
     await dialog.getByRole('button', { name: 'Change plan' }).click()
     await page.getByRole('row').filter({ hasText: 'newcomer' }).filter({ hasText: 'Pro' }).waitFor()
-    const created = (await admin.api.get('/api/users?search=newcomer')).json().data[0]
+    const created = (await s.admin.api.get('/api/users?search=newcomer')).json().data[0]
     expect(created).toMatchObject({ username: 'newcomer', status: 'pro' })
 
     await page.getByRole('button', { name: 'SSO URL of newcomer' }).click()
@@ -178,10 +152,10 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: resources and admin', () =
     expect(url).toMatch(/^http:\/\/kurz\.test\/sso\/[\w-]+$/)
     expect(await dialog.getByLabel('SSO URL', { exact: true }).textContent()).toBe(url)
 
-    const fresh = await browser.newContext()
+    const fresh = await s.browser.newContext()
     const theirs = await fresh.newPage()
-    await theirs.goto(origin + new URL(url).pathname)
-    await theirs.waitForURL(`${origin}/dashboard/links`)
+    await theirs.goto(s.origin + new URL(url).pathname)
+    await theirs.waitForURL(`${s.origin}/dashboard/links`)
     expect(await theirs.getByRole('banner').textContent()).toContain('newcomer')
     await fresh.close()
     await dialog.getByRole('button', { name: 'Close' }).click()
@@ -195,11 +169,11 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: resources and admin', () =
     await dialog.getByLabel('Export').uncheck()
     await dialog.getByRole('button', { name: 'Create plan' }).click()
     await page.getByRole('heading', { name: 'Team' }).waitFor()
-    const team = (await admin.api.get('/api/plans')).json().data.find((p: { name: string }) => p.name === 'Team')
+    const team = (await s.admin.api.get('/api/plans')).json().data.find((p: { name: string }) => p.name === 'Team')
     expect(team.limits).toMatchObject({ links: 250, export: { enabled: '0' }, api: { enabled: '1' } })
 
     // the blocklist (once the server has it): block a domain
-    if ((await admin.api.get('/api/blocklist')).statusCode === 200) {
+    if ((await s.admin.api.get('/api/blocklist')).statusCode === 200) {
       await go('Blocklist')
       await page.getByRole('button', { name: 'Block a domain or keyword' }).click()
       dialog = page.getByRole('dialog', { name: 'Block a domain or keyword' })
@@ -207,7 +181,7 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: resources and admin', () =
       await dialog.getByLabel('Reason').fill('phishing')
       await dialog.getByRole('button', { name: 'Block', exact: true }).click()
       await page.getByRole('cell', { name: 'phish.example', exact: true }).waitFor()
-      expect((await admin.api.get('/api/blocklist')).json().data.entries).toEqual([expect.objectContaining({ type: 'domain', value: 'phish.example', reason: 'phishing' })])
+      expect((await s.admin.api.get('/api/blocklist')).json().data.entries).toEqual([expect.objectContaining({ type: 'domain', value: 'phish.example', reason: 'phishing' })])
     }
 
     // delete the user, after confirming
@@ -215,8 +189,8 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: resources and admin', () =
     await page.getByRole('button', { name: 'Delete newcomer' }).click()
     await page.getByRole('dialog', { name: 'Delete this user?' }).getByRole('button', { name: 'Delete user' }).click()
     await page.getByRole('row').filter({ hasText: 'newcomer@example.com' }).waitFor({ state: 'detached' })
-    expect((await admin.api.get(`/api/user/${created.id}`)).statusCode).toBe(404)
-    expect(scriptErrors).toEqual([])
-    await context.close()
+    expect((await s.admin.api.get(`/api/user/${created.id}`)).statusCode).toBe(404)
+    expect(s.scriptErrors).toEqual([])
+    await page.context().close()
   })
 })

@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, BrowserContext, Page, Request } from 'playwright-core'
-import { hasChromium, launchBrowser, listen } from '../helpers/fixtures.js'
-import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { beforeAll, describe, expect, it } from 'vitest'
+import type { Page, Request } from 'playwright-core'
+import { hasChromium } from '../helpers/fixtures.js'
+import type { TestUser } from '../helpers/app.js'
 import { countryOptions } from '../../src/lib/targets.js'
-import { ensureWebBuild } from './dashboard-web.js'
+import { browserSuite } from './session.js'
 
 /**
  * Dashboard fixes found by an audit in Chromium: the country picker offers the server's countries
@@ -12,40 +12,20 @@ import { ensureWebBuild } from './dashboard-web.js'
  * before it is sent, and "24 hours" meaning the last 24 hours.
  */
 describe.skipIf(!hasChromium)('dashboard fixes in Chromium: countries, bulk create, click export, import result, analytics range', { timeout: 60_000 }, () => {
-  let t: TestApp
-  let browser: Browser
-  let origin: string
-  let admin: TestUser
+  const s = browserSuite({ dashboard: true })
   let user: TestUser
-  let context: BrowserContext
   let page: Page
-  const scriptErrors: string[] = []
 
   beforeAll(async () => {
-    await ensureWebBuild()
-    t = await testApp()
-    origin = await listen(t.app)
-    admin = await t.makeUser({ admin: true })
-    user = await t.makeUser({ username: 'browser.fixes', plan: 'pro' })
-    browser = await launchBrowser()
-    const sso = new URL((await admin.api.get(`/api/user/login/${user.user.id}`)).json().url).pathname
-    context = await browser.newContext({ acceptDownloads: true })
-    page = await context.newPage()
-    page.on('pageerror', (e) => scriptErrors.push(e.message))
-    await page.goto(origin + sso)
-    await page.waitForURL(`${origin}/dashboard/links`)
-  })
-  afterAll(async () => {
-    await context?.close()
-    await browser?.close()
-    await t?.close()
+    user = await s.t.makeUser({ username: 'browser.fixes', plan: 'pro' })
+    page = await s.signIn(user, { acceptDownloads: true })
   })
 
   const stat = (p: Page, term: string) => p.locator('dt', { hasText: new RegExp(`^${term}$`) }).locator('xpath=following-sibling::dd[1]')
   const linkCount = async () => (await user.api.get('/api/urls?limit=100')).json().data.urls.length as number
 
   it("the country picker offers exactly the server's countries, once each, with its names; Germany is DE and saves", async () => {
-    await page.goto(origin + '/dashboard/links')
+    await page.goto(s.origin + '/dashboard/links')
     await page.getByRole('button', { name: 'New link' }).click()
     const dialog = page.getByRole('dialog', { name: 'New link' })
     await dialog.getByLabel('Destination URL').fill('https://example.com/geo')
@@ -85,7 +65,7 @@ describe.skipIf(!hasChromium)('dashboard fixes in Chromium: countries, bulk crea
   })
 
   it('bulk create keeps only the failed lines for a retry (no link made twice), marks them as errors, one row per line', async () => {
-    await page.goto(origin + '/dashboard/links')
+    await page.goto(s.origin + '/dashboard/links')
     await page.getByRole('button', { name: 'Bulk create' }).click()
     const dialog = page.getByRole('dialog', { name: 'Bulk create links' })
     const box = dialog.getByLabel('Links to create')
@@ -126,7 +106,7 @@ describe.skipIf(!hasChromium)('dashboard fixes in Chromium: countries, bulk crea
 
   it("a link's clicks download from a button that names the link, again and again", async () => {
     if ((await user.api.get('/api/urls/export')).statusCode === 404) return
-    await page.goto(origin + '/dashboard/import-export')
+    await page.goto(s.origin + '/dashboard/import-export')
     await page.getByLabel('Search in').selectOption('alias')
     await page.getByLabel('Find a link').fill('bulk-named')
     const button = page.getByRole('button', { name: 'Download clicks of kurz.test/bulk-named' })
@@ -145,7 +125,7 @@ describe.skipIf(!hasChromium)('dashboard fixes in Chromium: countries, bulk crea
   it('an import lists the lines it did not import apart from its success: taken aliases as warnings, refused rows as errors', async () => {
     // imports and exports came together (DECISIONS: webhooks, import and export)
     if ((await user.api.get('/api/urls/export')).statusCode === 404) return
-    await page.goto(origin + '/dashboard/import-export')
+    await page.goto(s.origin + '/dashboard/import-export')
     await page.getByLabel('File').setInputFiles({
       name: 'links.csv',
       mimeType: 'text/csv',
@@ -164,14 +144,14 @@ describe.skipIf(!hasChromium)('dashboard fixes in Chromium: countries, bulk crea
   it('analytics: a From date after To is named beside the inputs and never sent; the cards keep the range they were loaded for', async () => {
     const { id } = (await user.api.post('/api/url/add', { url: 'https://example.com/counted', custom: 'counted' })).json()
     for (let i = 0; i < 2; i++) {
-      await t.app.inject({ method: 'GET', url: '/counted', headers: { host: 'kurz.test', 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Firefox/127.0' }, remoteAddress: `203.0.113.${i + 1}` })
+      await s.t.app.inject({ method: 'GET', url: '/counted', headers: { host: 'kurz.test', 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Firefox/127.0' }, remoteAddress: `203.0.113.${i + 1}` })
     }
-    await t.app.clicks.flush()
+    await s.t.app.clicks.flush()
     const stats: string[] = []
     page.on('request', (r) => {
       if (new URL(r.url()).pathname.endsWith('/stats')) stats.push(r.url())
     })
-    await page.goto(origin + `/dashboard/links/${id}`)
+    await page.goto(s.origin + `/dashboard/links/${id}`)
     await expect.poll(() => stat(page, 'Range').textContent(), { timeout: 10_000 }).toBe('30 days')
     expect(await stat(page, 'Clicks').textContent()).toBe('2')
     await page.getByRole('button', { name: '30 days' }).click()
@@ -238,7 +218,7 @@ describe.skipIf(!hasChromium)('dashboard fixes in Chromium: countries, bulk crea
         await route.fulfill({ json: { error: 0, data } })
       },
     )
-    await page.goto(origin + `/dashboard/links/${id}`)
+    await page.goto(s.origin + `/dashboard/links/${id}`)
     await page.getByRole('img', { name: /Clicks over time/ }).waitFor()
     await page.getByRole('button', { name: '24 hours' }).click()
     await expect.poll(() => asked.at(-1)?.search, { timeout: 10_000 }).toBe('?from=2026-03-09&to=2026-03-10&interval=hour')
@@ -257,6 +237,6 @@ describe.skipIf(!hasChromium)('dashboard fixes in Chromium: countries, bulk crea
     expect(cells[0]).toBe('2026-03-09 02:00:00')
     expect(cells.at(-1)).toBe('2026-03-10 01:00:00')
     await page.unroute((u) => u.pathname === `/api/url/${id}/stats`)
-    expect(scriptErrors).toEqual([])
+    expect(s.scriptErrors).toEqual([])
   })
 })

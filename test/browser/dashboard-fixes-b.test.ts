@@ -1,52 +1,29 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { eq } from 'drizzle-orm'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { linkReports, links, webhookDeliveries } from '../../src/db/schema/index.js'
-import { hasChromium, launchBrowser, listen } from '../helpers/fixtures.js'
-import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
-import { ensureWebBuild } from './dashboard-web.js'
+import { hasChromium } from '../helpers/fixtures.js'
+import type { TestUser } from '../helpers/app.js'
+import { visit } from '../helpers/visits.js'
+import { browserSuite } from './session.js'
 
 /**
  * Usability fixes of the dashboard, in a real browser (DECISIONS §10.1: by keyboard, at 360 px and
  * 1440 px): visible status messages, focus after a delete, the webhook deliveries dialog on a phone,
  * editing a webhook, accessible names that contain the visible text, the small-screen menu's
- * Escape, reports and their quarantine, plan prices, the sign-in page, badges and focus rings.
+ * Escape, reports (their quarantine, dismissing one), plan prices, the sign-in page, badges and
+ * focus rings.
  */
 describe.skipIf(!hasChromium)('dashboard in Chromium: usability fixes', () => {
-  let t: TestApp
-  let browser: Browser
-  let origin: string
-  let admin: TestUser
+  const s = browserSuite({ dashboard: true, admin: { username: 'fix.admin' }, timeout: 8000 })
   let user: TestUser
-  const scriptErrors: string[] = []
-  const contexts: BrowserContext[] = []
 
   beforeAll(async () => {
-    await ensureWebBuild()
-    t = await testApp()
-    origin = await listen(t.app)
-    admin = await t.makeUser({ admin: true, username: 'fix.admin' })
-    user = await t.makeUser({ plan: 'pro', username: 'fix.user', password: 'right password' })
-    browser = await launchBrowser()
-  })
-  afterAll(async () => {
-    for (const c of contexts) await c.close().catch(() => undefined)
-    await browser?.close()
-    await t?.close()
+    user = await s.t.makeUser({ plan: 'pro', username: 'fix.user', password: 'right password' })
   })
 
   /** A fresh signed-in page (SSO), at 1440 px unless told. */
-  async function open(u: TestUser, viewport = { width: 1440, height: 900 }): Promise<Page> {
-    const context = await browser.newContext({ viewport })
-    contexts.push(context)
-    const page = await context.newPage()
-    page.setDefaultTimeout(8000)
-    page.on('pageerror', (e) => scriptErrors.push(e.message))
-    await page.goto(origin + new URL((await admin.api.get(`/api/user/login/${u.user.id}`)).json().url).pathname)
-    await page.waitForURL(`${origin}/dashboard/links`)
-    await page.getByRole('heading', { name: 'Links', level: 1 }).waitFor()
-    return page
-  }
+  const open = (u: TestUser, viewport = { width: 1440, height: 900 }) => s.signIn(u, { viewport })
   const active = (page: Page) =>
     page.evaluate(() => {
       const a = document.activeElement
@@ -93,7 +70,7 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: usability fixes', () => {
   })
 
   it('deleting a link by keyboard moves focus to the next link, else the previous one, else the heading', async () => {
-    const owner = await t.makeUser({ plan: 'pro' })
+    const owner = await s.t.makeUser({ plan: 'pro' })
     for (const alias of ['kb-first', 'kb-second', 'kb-third']) await owner.api.post('/api/url/add', { url: `https://example.com/${alias}`, custom: alias })
     const page = await open(owner)
     const list = page.getByRole('list', { name: 'Your links' })
@@ -124,12 +101,12 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: usability fixes', () => {
     const { id } = (await user.api.post('/api/webhook/add', { url: long, events: ['qr.scanned'] })).json()
     const error = `${long} could not be reached (ECONNREFUSED) after the receiver closed the connection without an answer`
     const soon = new Date(Date.now() + 3_600_000)
-    await t.app.db.insert(webhookDeliveries).values([
+    await s.t.app.db.insert(webhookDeliveries).values([
       { webhookId: id, event: 'qr.scanned', data: '{}', status: 'pending', attempts: 2, error, nextAttemptAt: soon },
       { webhookId: id, event: 'qr.scanned', data: '{}', status: 'delivered', attempts: 1, responseStatus: 200, nextAttemptAt: soon },
     ])
     const page = await open(user, { width: 360, height: 740 })
-    await page.goto(origin + '/dashboard/webhooks')
+    await page.goto(s.origin + '/dashboard/webhooks')
     await page.getByRole('button', { name: `Deliveries of ${long}` }).click()
     const dialog = page.getByRole('dialog', { name: `Deliveries to ${long}` })
     const table = dialog.getByRole('table')
@@ -166,7 +143,7 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: usability fixes', () => {
   it("edits a webhook's URL, events and description with the create form", async () => {
     const { id } = (await user.api.post('/api/webhook/add', { url: 'https://93.184.216.34/before', events: ['qr.scanned'], description: 'Before' })).json()
     const page = await open(user)
-    await page.goto(origin + '/dashboard/webhooks')
+    await page.goto(s.origin + '/dashboard/webhooks')
     await page.getByRole('button', { name: 'Edit webhook https://93.184.216.34/before' }).click()
     const dialog = page.getByRole('dialog', { name: 'Edit webhook' })
     expect(await dialog.getByLabel('Endpoint URL').inputValue()).toBe('https://93.184.216.34/before')
@@ -186,10 +163,10 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: usability fixes', () => {
     await user.api.post('/api/campaign/add', { name: 'Autumn' })
     const { secret } = (await user.api.post('/api/webhook/add', { url: 'https://93.184.216.34/named', events: ['qr.scanned'] })).json()
     const page = await open(user)
-    await page.goto(origin + '/dashboard/campaigns')
+    await page.goto(s.origin + '/dashboard/campaigns')
     const view = page.getByRole('link', { name: 'View links of Autumn', exact: true })
     expect(await view.textContent()).toBe('View links')
-    await page.goto(origin + '/dashboard/webhooks')
+    await page.goto(s.origin + '/dashboard/webhooks')
     const copy = page.getByRole('button', { name: 'Copy secret of https://93.184.216.34/named', exact: true })
     expect(await copy.textContent()).toBe('Copy secret')
     const names = await page.getByRole('button').evaluateAll((bs) => bs.map((b) => b.getAttribute('aria-label') ?? b.textContent ?? ''))
@@ -214,15 +191,15 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: usability fixes', () => {
 
   it('reports at 360 px: the card stacks, Release is offered for quarantined links only and asks first', async () => {
     const mk = async (alias: string, quarantined: boolean) => {
-      const { id } = (await admin.api.post('/api/url/add', { url: `https://example.com/${alias}`, custom: alias })).json()
-      if (quarantined) await t.app.db.update(links).set({ quarantined: true }).where(eq(links.id, id))
-      await t.app.db.insert(linkReports).values({ linkId: id, shortUrl: `http://kurz.test/${alias}`, reason: 'phishing', comment: 'A fake bank login page, with a comment long enough to wrap', email: 'visitor@example.org' })
+      const { id } = (await s.admin.api.post('/api/url/add', { url: `https://example.com/${alias}`, custom: alias })).json()
+      if (quarantined) await s.t.app.db.update(links).set({ quarantined: true }).where(eq(links.id, id))
+      await s.t.app.db.insert(linkReports).values({ linkId: id, shortUrl: `http://kurz.test/${alias}`, reason: 'phishing', comment: 'A fake bank login page, with a comment long enough to wrap', email: 'visitor@example.org' })
       return id as number
     }
     const held = await mk('report-held-with-a-long-alias', true)
     await mk('report-clean', false)
-    const page = await open(admin, { width: 360, height: 740 })
-    await page.goto(origin + '/dashboard/admin/blocklist')
+    const page = await open(s.admin, { width: 360, height: 740 })
+    await page.goto(s.origin + '/dashboard/admin/blocklist')
     const reports = page.getByRole('list', { name: 'Reports' })
     const heldItem = reports.getByRole('listitem').filter({ hasText: 'report-held-with-a-long-alias' })
     const cleanItem = reports.getByRole('listitem').filter({ hasText: 'report-clean' })
@@ -244,17 +221,111 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: usability fixes', () => {
     await release.click()
     const ask = page.getByRole('dialog', { name: 'Release this link?' })
     await ask.getByRole('button', { name: 'Cancel' }).click()
-    expect((await admin.api.get(`/api/url/${held}`)).json().details.quarantined).toBe(true)
+    expect((await s.admin.api.get(`/api/url/${held}`)).json().details.quarantined).toBe(true)
     await release.click()
     await ask.getByRole('button', { name: 'Release link' }).click()
     await heldItem.getByText('Released', { exact: true }).waitFor()
-    expect((await admin.api.get(`/api/url/${held}`)).json().details).not.toHaveProperty('quarantined')
+    expect((await s.admin.api.get(`/api/url/${held}`)).json().details).not.toHaveProperty('quarantined')
     expect(await heldItem.getByRole('button', { name: /^Release/ }).count()).toBe(0)
   })
 
+  it('reports: Dismiss asks first, then the report leaves the list and the others stay; focus stays in the list, then on the heading', async () => {
+    // a link nobody reports first, so that no report here has its link's id: a request naming the link instead fails
+    await s.admin.api.post('/api/url/add', { url: 'https://example.com/unreported', custom: 'dismiss-unreported' })
+    const ids: Record<string, number> = {}
+    for (const alias of ['dismiss-one', 'dismiss-two', 'dismiss-three']) {
+      ids[alias] = (await s.admin.api.post('/api/url/add', { url: `https://example.com/${alias}`, custom: alias })).json().id
+      // as a visitor reports it: the public form
+      const res = await visit(s.t, `/${alias}/report`, { form: { reason: 'spam', comment: `Spam behind ${alias}`, email: '' } })
+      expect(res.statusCode).toBe(200)
+    }
+    const listed = async () => (await s.admin.api.get('/api/reports?limit=100')).json().data.reports as { id: number; shorturl: string }[]
+    const two = (await listed()).find((r) => r.shorturl === 'http://kurz.test/dismiss-two')!
+    const page = await open(s.admin)
+    const deletes: string[] = []
+    page.on('request', (r) => {
+      if (r.method() === 'DELETE') deletes.push(new URL(r.url()).pathname)
+    })
+    await page.goto(s.origin + '/dashboard/admin/blocklist')
+    const reports = page.getByRole('list', { name: 'Reports' })
+    const item = (alias: string) => reports.getByRole('listitem').filter({ hasText: `http://kurz.test/${alias}` })
+    await item('dismiss-one').waitFor()
+    // every report has one, its visible text first in its name
+    expect(await reports.getByRole('button', { name: /^Dismiss report about / }).count()).toBe(await reports.getByRole('listitem').count())
+    // the name tells two reports of one link apart: their reasons and times follow the short URL
+    const dismiss = page.getByRole('button', { name: /^Dismiss report about http:\/\/kurz\.test\/dismiss-two \(spam, .+\)$/ })
+    expect(await dismiss.textContent()).toBe('Dismiss')
+
+    // it asks first; Cancel sends nothing and keeps the report
+    await dismiss.click()
+    const ask = page.getByRole('dialog', { name: 'Dismiss this report?' })
+    await ask.getByRole('button', { name: 'Cancel' }).click()
+    await ask.waitFor({ state: 'hidden' })
+    expect(deletes).toEqual([])
+    expect((await listed()).map((r) => r.id)).toContain(two.id)
+
+    await dismiss.click()
+    await ask.getByRole('button', { name: 'Dismiss report' }).click()
+    await expectShownStatus(page, 'Report about http://kurz.test/dismiss-two dismissed.')
+    await item('dismiss-two').waitFor({ state: 'detached' })
+    expect(deletes).toEqual([`/api/reports/${two.id}/delete`])
+    await item('dismiss-one').waitFor()
+    await item('dismiss-three').waitFor()
+    const left = (await listed()).map((r) => r.shorturl)
+    expect(left).not.toContain('http://kurz.test/dismiss-two')
+    expect(left).toEqual(expect.arrayContaining(['http://kurz.test/dismiss-one', 'http://kurz.test/dismiss-three']))
+    // the link itself stays
+    expect((await s.admin.api.get(`/api/url/${ids['dismiss-two']}`)).statusCode).toBe(200)
+    // focus went to the next report (newest first: three, two, one), not to <body>
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toMatch(/^Dismiss report about http:\/\/kurz\.test\/dismiss-one \(/)
+
+    // the rest by keyboard: focus stays in the list while it has reports, then goes to the heading
+    const rest = await listed()
+    const inList = () => page.evaluate(() => document.activeElement?.closest('[aria-label="Reports"]') != null)
+    for (const [i, r] of rest.entries()) {
+      await reports.getByRole('button', { name: `Dismiss report about ${r.shorturl} (` }).first().focus()
+      await page.keyboard.press('Enter')
+      await ask.waitFor()
+      // Cancel has focus; the dismiss button is next
+      await page.keyboard.press('Tab')
+      await page.keyboard.press('Enter')
+      await expectShownStatus(page, `Report about ${r.shorturl} dismissed.`)
+      await expect.poll(() => reports.getByRole('listitem').count()).toBe(rest.length - i - 1)
+      if (i < rest.length - 1) await expect.poll(inList).toBe(true)
+    }
+    await page.getByRole('heading', { name: 'No reports' }).waitFor()
+    await expect.poll(() => active(page)).toEqual({ tag: 'H1', id: 'page-title', text: 'Blocklist' })
+    expect(await listed()).toEqual([])
+    expect(deletes).toHaveLength(rest.length + 1)
+  })
+
+  it('reports: dismissing the only report of the last page shows the page before it, not an empty list', async () => {
+    const linkId = (await s.admin.api.post('/api/url/add', { url: 'https://example.com/paged', custom: 'dismiss-paged' })).json().id
+    // 51 reports: a page of 50 and one more
+    await s.t.app.db.insert(linkReports).values(
+      Array.from({ length: 51 }, (_, i) => ({ linkId, shortUrl: 'http://kurz.test/dismiss-paged', reason: 'spam' as const, comment: `report ${i}`, createdAt: new Date(Date.now() - i * 60_000) })),
+    )
+    const page = await open(s.admin)
+    await page.goto(s.origin + '/dashboard/admin/blocklist')
+    const pager = page.getByRole('group', { name: 'Pages of reports' })
+    await pager.getByText('Page 1 of 2').waitFor()
+    await pager.getByRole('button', { name: 'Next page' }).click()
+    await pager.getByText('Page 2 of 2').waitFor()
+    const reports = page.getByRole('list', { name: 'Reports' })
+    await expect.poll(() => reports.getByRole('listitem').count()).toBe(1)
+    await reports.getByRole('button', { name: /^Dismiss report about / }).click()
+    await page.getByRole('dialog', { name: 'Dismiss this report?' }).getByRole('button', { name: 'Dismiss report' }).click()
+    await expectShownStatus(page, 'Report about http://kurz.test/dismiss-paged dismissed.')
+    // one page of 50 now: shown, with the count where the pager was
+    await expect.poll(() => reports.getByRole('listitem').count()).toBe(50)
+    await page.getByText('50 reports', { exact: true }).waitFor()
+    expect(await page.getByRole('heading', { name: 'No reports' }).count()).toBe(0)
+    await s.t.app.db.delete(linkReports).where(eq(linkReports.linkId, linkId))
+  })
+
   it('a new plan with blank prices shows only the prices set, and one with none as free', async () => {
-    const page = await open(admin)
-    await page.goto(origin + '/dashboard/admin/plans')
+    const page = await open(s.admin)
+    await page.goto(s.origin + '/dashboard/admin/plans')
     const create = async (name: string, monthly?: string) => {
       await page.getByRole('button', { name: 'New plan' }).click()
       const dialog = page.getByRole('dialog', { name: 'New plan' })
@@ -274,12 +345,11 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: usability fixes', () => {
   })
 
   it('/login keeps the email after a wrong password, fits a 360 px screen, and has an icon of its own', async () => {
-    const context = await browser.newContext({ viewport: { width: 360, height: 740 } })
-    contexts.push(context)
+    const context = await s.context({ viewport: { width: 360, height: 740 } })
     const page = await context.newPage()
     const asked: string[] = []
     page.on('request', (r) => asked.push(new URL(r.url()).pathname))
-    await page.goto(origin + '/login')
+    await page.goto(s.origin + '/login')
     const email = `o'brien&co@example.com`
     await page.fill('input[name="email"]', email)
     await page.fill('input[name="password"]', 'not the password')
@@ -299,7 +369,7 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: usability fixes', () => {
     // its icon is Kurz's own, allowed by its CSP; no /favicon.ico is asked for
     const href = await page.locator('link[rel="icon"]').getAttribute('href')
     expect(href).toBe('/favicon.svg')
-    const icon = await page.request.get(origin + href!)
+    const icon = await page.request.get(s.origin + href!)
     expect(icon.status()).toBe(200)
     expect(icon.headers()['content-type']).toBe('image/svg+xml')
     await page.waitForTimeout(300)
@@ -328,11 +398,11 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: usability fixes', () => {
     await page.getByRole('navigation').getByRole('link', { name: 'Account' }).click()
     const plan = page.locator('dt', { hasText: /^Plan$/ }).locator('xpath=following-sibling::dd[1]')
     await expect.poll(() => plan.textContent()).toBe('Pro')
-    const adminPage = await open(admin)
-    await adminPage.goto(origin + '/dashboard/admin/users')
+    const adminPage = await open(s.admin)
+    await adminPage.goto(s.origin + '/dashboard/admin/users')
     const row = adminPage.getByRole('row').filter({ hasText: 'fix.user' })
     await row.waitFor()
     expect(await row.getByRole('cell').nth(1).textContent()).toBe('Pro')
-    expect(scriptErrors).toEqual([])
+    expect(s.scriptErrors).toEqual([])
   })
 })

@@ -1,48 +1,33 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { hasChromium, launchBrowser, listen } from '../helpers/fixtures.js'
-import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
-import { ensureWebBuild } from './dashboard-web.js'
+import { beforeAll, describe, expect, it } from 'vitest'
+import type { BrowserContext, Page } from 'playwright-core'
+import { hasChromium } from '../helpers/fixtures.js'
+import type { TestUser } from '../helpers/app.js'
+import { browserSuite } from './session.js'
 
 /**
  * The dashboard SPA in a real browser, driven by role and accessible name (DECISIONS §10.1):
  * sign-in, links, analytics, QR codes, the account key, and what another account owns.
  */
 describe.skipIf(!hasChromium)('dashboard in Chromium: sign-in, links, analytics, QR codes, account', () => {
-  let t: TestApp
-  let browser: Browser
-  let origin: string
-  let admin: TestUser
+  const s = browserSuite({ dashboard: true })
   let user: TestUser
   let context: BrowserContext
   let page: Page
-  const scriptErrors: string[] = []
 
   beforeAll(async () => {
-    await ensureWebBuild()
-    t = await testApp()
-    origin = await listen(t.app)
-    admin = await t.makeUser({ admin: true })
-    user = await t.makeUser({ username: 'browser.dash', plan: 'pro', password: 'correct horse' })
-    browser = await launchBrowser()
-  })
-  afterAll(async () => {
-    await browser?.close()
-    await t?.close()
+    user = await s.t.makeUser({ username: 'browser.dash', plan: 'pro', password: 'correct horse' })
   })
 
-  const ssoPath = async (u: TestUser) => new URL((await admin.api.get(`/api/user/login/${u.user.id}`)).json().url).pathname
   const stat = (p: Page, term: string) => p.locator('dt', { hasText: new RegExp(`^${term}$`) }).locator('xpath=following-sibling::dd[1]')
 
   it('opens an SSO URL and lands in the app, signed in (HttpOnly cookie); the URL then answers 410; sign out and in again by /login', async () => {
-    const sso = await ssoPath(user)
-    context = await browser.newContext()
-    page = await context.newPage()
-    page.on('pageerror', (e) => scriptErrors.push(e.message))
+    const sso = await s.ssoPath(user)
+    page = await s.page()
+    context = page.context()
 
-    const res = await page.goto(origin + sso)
+    const res = await page.goto(s.origin + sso)
     expect(res?.status()).toBe(200)
-    await page.waitForURL(`${origin}/dashboard/links`)
+    await page.waitForURL(`${s.origin}/dashboard/links`)
     await expect.poll(() => page.title()).toBe('Links · Kurz')
     expect(await page.getByRole('banner').textContent()).toContain('browser.dash')
     const nav = page.getByRole('navigation', { name: 'Dashboard' })
@@ -58,22 +43,22 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: sign-in, links, analytics,
     expect(session).toEqual([expect.objectContaining({ httpOnly: true, sameSite: 'Lax', path: '/' })])
     expect(await page.evaluate(() => document.cookie)).toBe('')
 
-    const again = await page.goto(origin + sso)
+    const again = await page.goto(s.origin + sso)
     expect(again?.status()).toBe(410)
 
-    await page.goto(origin + '/dashboard/links')
+    await page.goto(s.origin + '/dashboard/links')
     // the page's own requests answered first: one still in flight when the session ends answers
     // 401 and sends the app to /login itself, which aborts the form's navigation to the same place
     await page.getByRole('heading', { name: 'No links yet' }).waitFor()
     await page.waitForLoadState('networkidle')
-    await Promise.all([page.waitForURL(`${origin}/login`), page.getByRole('button', { name: 'Sign out' }).click()])
+    await Promise.all([page.waitForURL(`${s.origin}/login`), page.getByRole('button', { name: 'Sign out' }).click()])
     expect((await context.cookies()).filter((c) => c.name === 'kurz_session')).toEqual([])
-    const back = await page.goto(origin + '/dashboard/links')
+    const back = await page.goto(s.origin + '/dashboard/links')
     expect(new URL(back!.url()).pathname).toBe('/login')
 
     await page.fill('input[name="email"]', user.user.email)
     await page.fill('input[name="password"]', 'correct horse')
-    await Promise.all([page.waitForURL(`${origin}/dashboard/links`), page.getByRole('button', { name: 'Sign in' }).click()])
+    await Promise.all([page.waitForURL(`${s.origin}/dashboard/links`), page.getByRole('button', { name: 'Sign in' }).click()])
     await page.getByRole('heading', { name: 'Links', level: 1 }).waitFor()
     await page.getByRole('heading', { name: 'No links yet' }).waitFor()
   })
@@ -99,7 +84,7 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: sign-in, links, analytics,
     await dialog.getByRole('button', { name: 'Cancel' }).click()
 
     // a second link, then search narrows the list
-    await t.makeUser() // unrelated account, to be sure the list is the caller's
+    await s.t.makeUser() // unrelated account, to be sure the list is the caller's
     await user.api.post('/api/url/add', { url: 'https://example.org/autumn', custom: 'autumn' })
     await page.reload()
     await page.getByRole('listitem').filter({ hasText: 'http://kurz.test/autumn' }).waitFor()
@@ -112,7 +97,7 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: sign-in, links, analytics,
     // edit: a country target, a password and an expiry
     const id = (await user.api.get('/api/urls?short=spring-sale')).json().id as number
     await page.getByRole('button', { name: 'Edit http://kurz.test/spring-sale' }).click()
-    await page.waitForURL(`${origin}/dashboard/links/${id}/edit`)
+    await page.waitForURL(`${s.origin}/dashboard/links/${id}/edit`)
     await page.getByText('Targeting').click()
     await page.getByRole('button', { name: 'Add country' }).click()
     await page.getByLabel('Country 1', { exact: true }).selectOption('DE')
@@ -121,14 +106,14 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: sign-in, links, analytics,
     await page.getByLabel('Password', { exact: true }).fill('open sesame')
     await page.getByLabel('Expiry').fill('2031-05-01T12:30')
     await page.getByRole('button', { name: 'Save changes' }).click()
-    await page.waitForURL(`${origin}/dashboard/links/${id}`)
+    await page.waitForURL(`${s.origin}/dashboard/links/${id}`)
     const saved = (await user.api.get(`/api/url/${id}?full=1`)).json().details
     expect(saved.location).toEqual({ DE: 'https://example.de/fruehling' })
     expect(saved.password).toBe(true)
     expect(saved.expiry).toMatch(/^2031-05-01 \d\d:30:00$/)
 
     // delete: cancel first changes nothing, then confirm
-    await page.goto(origin + '/dashboard/links')
+    await page.goto(s.origin + '/dashboard/links')
     await page.getByRole('button', { name: 'Delete http://kurz.test/autumn' }).click()
     await page.getByRole('dialog', { name: 'Delete this link?' }).getByRole('button', { name: 'Cancel' }).click()
     expect((await user.api.get('/api/urls?short=autumn')).statusCode).toBe(200)
@@ -142,13 +127,13 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: sign-in, links, analytics,
     // spring-sale now has a password: visits of a plain link count at once
     const { id } = (await user.api.post('/api/url/add', { url: 'https://example.com/visited', custom: 'visited' })).json()
     for (let i = 0; i < 3; i++) {
-      const res = await t.app.inject({ method: 'GET', url: '/visited', headers: { host: 'kurz.test', 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Firefox/127.0' }, remoteAddress: `203.0.113.${i + 1}` })
+      const res = await s.t.app.inject({ method: 'GET', url: '/visited', headers: { host: 'kurz.test', 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Firefox/127.0' }, remoteAddress: `203.0.113.${i + 1}` })
       expect(res.statusCode).toBeLessThan(400)
     }
-    await t.app.clicks.flush()
-    await page.goto(origin + '/dashboard/links')
+    await s.t.app.clicks.flush()
+    await page.goto(s.origin + '/dashboard/links')
     await page.getByRole('link', { name: 'http://kurz.test/visited' }).click()
-    await page.waitForURL(`${origin}/dashboard/links/${id}`)
+    await page.waitForURL(`${s.origin}/dashboard/links/${id}`)
     await expect.poll(() => stat(page, 'Clicks').textContent()).toBe('3')
     expect(await stat(page, 'Unique clicks').textContent()).toBe('3')
     const chart = page.getByRole('img', { name: /Clicks over time/ })
@@ -206,25 +191,25 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: sign-in, links, analytics,
     await expect.poll(() => shown.textContent()).not.toBe(user.key)
     const rotated = (await shown.textContent())!
     expect((await user.api.get('/api/account')).statusCode).toBe(401)
-    expect((await t.api(rotated).get('/api/account')).statusCode).toBe(200)
-    user = { ...user, key: rotated, api: t.api(rotated) }
+    expect((await s.t.api(rotated).get('/api/account')).statusCode).toBe(200)
+    user = { ...user, key: rotated, api: s.t.api(rotated) }
   })
 
   it("another account's objects never appear, and a request without the CSRF header is refused", async () => {
-    const other = await t.makeUser({ plan: 'pro' })
+    const other = await s.t.makeUser({ plan: 'pro' })
     const theirs = (await other.api.post('/api/url/add', { url: 'https://example.com/theirs', custom: 'theirs' })).json().id
     await other.api.post('/api/qr/add', { type: 'text', data: 'their secret', name: 'Their QR' })
     await other.api.post('/api/channel/add', { name: 'Their channel' })
-    await page.goto(origin + '/dashboard/links')
+    await page.goto(s.origin + '/dashboard/links')
     await page.getByRole('list', { name: 'Your links' }).waitFor()
     expect(await page.content()).not.toContain('/theirs')
-    await page.goto(origin + `/dashboard/links/${theirs}`)
+    await page.goto(s.origin + `/dashboard/links/${theirs}`)
     await page.getByRole('alert').waitFor()
     expect(await page.getByRole('alert').textContent()).toContain('Link not found.')
-    await page.goto(origin + '/dashboard/qr')
+    await page.goto(s.origin + '/dashboard/qr')
     await page.getByRole('link', { name: 'Flyer', exact: true }).waitFor()
     expect(await page.content()).not.toContain('Their QR')
-    await page.goto(origin + '/dashboard/channels')
+    await page.goto(s.origin + '/dashboard/channels')
     await page.getByRole('heading', { name: 'No channels yet' }).waitFor()
 
     const status = await page.evaluate(async () => {
@@ -236,7 +221,7 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: sign-in, links, analytics,
   })
 
   it('bulk-creates links from pasted lines; a refused line shows the API message and the others go through', async () => {
-    await page.goto(origin + '/dashboard/links')
+    await page.goto(s.origin + '/dashboard/links')
     await page.getByRole('button', { name: 'Bulk create' }).click()
     const dialog = page.getByRole('dialog', { name: 'Bulk create links' })
     await dialog.getByLabel('Links to create').fill('https://example.com/bulk/one bulk-one\nnot a url\nhttps://example.com/bulk/two')
@@ -251,7 +236,7 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: sign-in, links, analytics,
 
   it('downloads the links as CSV from Import/export (once the server has exports)', async () => {
     if ((await user.api.get('/api/urls/export')).statusCode === 404) return
-    await page.goto(origin + '/dashboard/import-export')
+    await page.goto(s.origin + '/dashboard/import-export')
     const [csv] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()])
     const text = (await streamBytes(await csv.createReadStream())).toString('utf8')
     expect(text).toContain('spring-sale')
@@ -259,7 +244,7 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: sign-in, links, analytics,
   })
 
   it('works by keyboard: a skip link first, visible focus, a link created with keys only, Escape closes a dialog', async () => {
-    await page.goto(origin + '/dashboard/links')
+    await page.goto(s.origin + '/dashboard/links')
     await page.getByRole('heading', { name: 'Links', level: 1 }).waitFor()
     await page.keyboard.press('Tab')
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content')
@@ -292,7 +277,7 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: sign-in, links, analytics,
     await page.getByRole('dialog', { name: 'Bulk create links' }).waitFor()
     await page.keyboard.press('Escape')
     await page.getByRole('dialog', { name: 'Bulk create links' }).waitFor({ state: 'hidden' })
-    expect(scriptErrors).toEqual([])
+    expect(s.scriptErrors).toEqual([])
     await context.close()
   })
 })

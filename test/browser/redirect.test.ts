@@ -1,48 +1,42 @@
 import { createServer, type Server } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
-import { addLink, hasChromium, launchBrowser, listen, watchedPage } from '../helpers/fixtures.js'
-import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import type { Page } from 'playwright-core'
+import { addLink, hasChromium, watchedPage } from '../helpers/fixtures.js'
+import type { TestUser } from '../helpers/app.js'
 import { closeServer, listenLocally } from '../helpers/local-server.js'
 import { counters } from '../helpers/visits.js'
+import { browserSuite } from './session.js'
 
 const HOSTILE = '<img src=x onerror=alert(1)>'
 
 /** Visits in a real browser: forms, countdowns, frames and pixels work, and hostile text stays text. */
 describe.skipIf(!hasChromium)('redirect pages in Chromium', () => {
-  let t: TestApp
+  const s = browserSuite()
   let pro: TestUser
-  let browser: Browser
-  let origin: string
   let dest: Server
   let destOrigin: string
 
   beforeAll(async () => {
-    t = await testApp()
-    origin = await listen(t.app)
     // the destination: a second local listener
     dest = createServer((req, res) => {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
       res.end(`<!doctype html><title>Destination</title><h1 id="arrived">Arrived at ${(req.url ?? '').replace(/[<>&"]/g, (c) => `&#${c.charCodeAt(0)};`)}</h1>`)
     })
     destOrigin = await listenLocally(dest)
-    pro = await t.makeUser({ plan: 'pro' })
-    browser = await launchBrowser()
+    pro = await s.t.makeUser({ plan: 'pro' })
   })
   afterAll(async () => {
-    await browser?.close()
     if (dest) await closeServer(dest)
-    await t?.close()
   })
 
-  const open = (opts: { javaScriptEnabled?: boolean } = {}) => watchedPage(browser, opts)
+  const open = (opts: { javaScriptEnabled?: boolean } = {}) => watchedPage(s.browser, opts)
 
   const arrived = (page: Page) => page.locator('#arrived').textContent()
 
   it('the password form submits and lands on the destination; the cookie opens it next time', async () => {
     const id = await addLink(pro, { url: `${destOrigin}/secret?from=kurz`, custom: 'bpass', password: 'hunter2' })
     const { page, dialogs, close } = await open()
-    await page.goto(`${origin}/bpass?utm=mail`)
+    await page.goto(`${s.origin}/bpass?utm=mail`)
     expect(await page.locator('h1').textContent()).toBe('This link is protected')
     await page.fill('input[name=password]', 'wrong')
     await page.click('button[type=submit]')
@@ -50,17 +44,17 @@ describe.skipIf(!hasChromium)('redirect pages in Chromium', () => {
     await page.fill('input[name=password]', 'hunter2')
     await Promise.all([page.waitForURL(`${destOrigin}/**`), page.click('button[type=submit]')])
     expect(await arrived(page)).toBe('Arrived at /secret?from=kurz&utm=mail')
-    await page.goto(`${origin}/bpass`)
+    await page.goto(`${s.origin}/bpass`)
     expect(await arrived(page)).toBe('Arrived at /secret?from=kurz')
     expect(dialogs).toEqual([])
-    expect(await counters(t, id)).toMatchObject({ clicks: 2 })
+    expect(await counters(s.t, id)).toMatchObject({ clicks: 2 })
     await close()
   })
 
   it('the splash countdown moves on, with JavaScript counting down', async () => {
     await addLink(pro, { url: `${destOrigin}/after-splash`, custom: 'bsplash', type: 'splash', title: HOSTILE })
     const { page, dialogs, violations, close } = await open()
-    await page.goto(`${origin}/bsplash`)
+    await page.goto(`${s.origin}/bsplash`)
     expect(await page.locator('h1').textContent()).toBe(HOSTILE)
     await page.waitForFunction(() => Number(document.getElementById('countdown')?.textContent) < 5)
     await page.waitForURL(`${destOrigin}/after-splash`, { timeout: 20_000 })
@@ -73,7 +67,7 @@ describe.skipIf(!hasChromium)('redirect pages in Chromium', () => {
   it('the splash page moves on without JavaScript too (meta refresh)', async () => {
     await addLink(pro, { url: `${destOrigin}/nojs`, custom: 'bnojs', type: 'splash' })
     const { page, close } = await open({ javaScriptEnabled: false })
-    await page.goto(`${origin}/bnojs`)
+    await page.goto(`${s.origin}/bnojs`)
     expect(await page.locator('#countdown').textContent()).toBe('5')
     await page.waitForURL(`${destOrigin}/nojs`, { timeout: 20_000 })
     expect(await arrived(page)).toBe('Arrived at /nojs')
@@ -83,7 +77,7 @@ describe.skipIf(!hasChromium)('redirect pages in Chromium', () => {
   it('a hostile title shows as text and runs nothing on the frame page, whose iframe loads the destination', async () => {
     await addLink(pro, { url: `${destOrigin}/framed`, custom: 'bframe', type: 'frame', title: HOSTILE })
     const { page, dialogs, violations, close } = await open()
-    await page.goto(`${origin}/bframe`)
+    await page.goto(`${s.origin}/bframe`)
     expect(await page.title()).toBe(HOSTILE)
     expect(await page.locator('.kurz-bar span').textContent()).toBe(HOSTILE)
     expect(await page.locator('img').count()).toBe(0)
@@ -97,7 +91,7 @@ describe.skipIf(!hasChromium)('redirect pages in Chromium', () => {
   it('a hostile title shows as text on the statistics page', async () => {
     await addLink(pro, { url: `${destOrigin}/s`, custom: 'bstats', status: 'public', title: HOSTILE })
     const { page, dialogs, close } = await open()
-    await page.goto(`${origin}/bstats+`)
+    await page.goto(`${s.origin}/bstats+`)
     expect(await page.locator('main strong').textContent()).toBe(HOSTILE)
     expect(await page.locator('img').count()).toBe(0)
     expect(dialogs).toEqual([])
@@ -108,7 +102,7 @@ describe.skipIf(!hasChromium)('redirect pages in Chromium', () => {
     const o = (await pro.api.post('/api/overlay/add', { name: 'O', type: 'message', title: HOSTILE, message: 'Hi there' })).json().id
     await addLink(pro, { url: `${destOrigin}/under`, custom: 'boverlay', type: String(o) })
     const { page, dialogs, violations, close } = await open({ javaScriptEnabled: false })
-    await page.goto(`${origin}/boverlay`)
+    await page.goto(`${s.origin}/boverlay`)
     expect(await page.frameLocator('iframe.kurz-frame').locator('#arrived').textContent()).toBe('Arrived at /under')
     expect(await page.locator('.kurz-overlay h2').textContent()).toBe(HOSTILE)
     expect(await page.locator('.kurz-overlay').isVisible()).toBe(true)
@@ -130,7 +124,7 @@ describe.skipIf(!hasChromium)('redirect pages in Chromium', () => {
       return route.fulfill({ status: 200, contentType: 'application/javascript', body: 'window.__fbLoaded = true' })
     })
     await page.route('https://www.facebook.com/**', (route) => route.fulfill({ status: 204 }))
-    await page.goto(`${origin}/bpixel`)
+    await page.goto(`${s.origin}/bpixel`)
     await page.waitForURL(`${destOrigin}/tracked`, { timeout: 20_000 })
     expect(vendor).toEqual(['https://connect.facebook.net/en_US/fbevents.js'])
     expect(violations).toEqual([])

@@ -1,27 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser } from 'playwright-core'
-import { hasChromium, launchBrowser, listen } from '../helpers/fixtures.js'
-import { testApp, type TestApp } from '../helpers/app.js'
+import { describe, expect, it } from 'vitest'
+import { hasChromium } from '../helpers/fixtures.js'
+import { browserSuite } from './session.js'
 
 /** Server-rendered pages (/login, password forms, 404) follow the system's colour scheme as the dashboard does. */
 describe.skipIf(!hasChromium)('server-rendered pages in light and dark', () => {
-  let t: TestApp
-  let browser: Browser
-  let origin: string
-  beforeAll(async () => {
-    t = await testApp()
-    origin = await listen(t.app)
-    browser = await launchBrowser()
-  })
-  afterAll(async () => {
-    await browser?.close()
-    await t?.close()
-  })
+  const s = browserSuite()
 
   const colours = async (scheme: 'light' | 'dark', path: string) => {
-    const context = await browser.newContext({ colorScheme: scheme })
+    const context = await s.browser.newContext({ colorScheme: scheme })
     const page = await context.newPage()
-    await page.goto(origin + path)
+    await page.goto(s.origin + path)
     const out = await page.evaluate(() => ({ body: getComputedStyle(document.body).backgroundColor, main: getComputedStyle(document.querySelector('main')!).backgroundColor, text: getComputedStyle(document.body).color }))
     await context.close()
     return out

@@ -11,6 +11,11 @@ export async function insertReport(db: Db, values: typeof linkReports.$inferInse
   await db.insert(linkReports).values(values)
 }
 
+/** Deletes one report; false when there is none with that id. */
+export async function deleteReport(db: Db, id: number): Promise<boolean> {
+  return (await db.delete(linkReports).where(eq(linkReports.id, id)).returning({ id: linkReports.id })).length > 0
+}
+
 export async function listReports(db: Db, q: PageQuery & { link?: number }) {
   const where = q.link !== undefined ? eq(linkReports.linkId, q.link) : undefined
   return withTotal(

@@ -180,7 +180,7 @@ const STATE: Record<Quarantine, { text: string; tone: 'plain' | 'good' | 'warn' 
 function Reports() {
   const [page, setPage] = useState(1)
   const list = useLoad(() => api.get<ListOf<'reports', Report>>(`/api/reports${qs({ page, limit: 50 })}`), [page])
-  const release = useAction()
+  const act = useAction()
   const confirm = useConfirm()
   const rows = list.data?.data.reports
   const quarantine = useQuarantine()
@@ -196,16 +196,33 @@ function Reports() {
       confirm: 'Release link',
     })
     if (!yes) return
-    if (await release.run(() => api.post(`/api/url/${r.link}/release`))) {
+    if (await act.run(() => api.post(`/api/url/${r.link}/release`))) {
       quarantine.released(r.link!)
       announce(`${r.shorturl} released from quarantine.`)
+    }
+  }
+
+  async function onDismiss(r: Report) {
+    const yes = await confirm({
+      title: 'Dismiss this report?',
+      message: (
+        <p>
+          The report about <strong className="wrap-anywhere">{r.shorturl}</strong> leaves this list. The link itself does not change.
+        </p>
+      ),
+      confirm: 'Dismiss report',
+    })
+    if (!yes) return
+    if (await act.run(() => api.del(`/api/reports/${r.id}/delete`))) {
+      announce(`Report about ${r.shorturl} dismissed.`)
+      list.reload()
     }
   }
 
   return (
     <section className="card" aria-labelledby="reports-head">
       <h2 id="reports-head">Reports from visitors</h2>
-      <ErrorNote message={list.error ?? release.error} onRetry={list.error ? list.reload : undefined} />
+      <ErrorNote message={list.error ?? act.error} onRetry={list.error ? list.reload : undefined} />
       {list.loading && !rows && <Loading />}
       {rows?.length === 0 && <EmptyState title="No reports">Visitors report a link at its /report page; reports show up here.</EmptyState>}
       {rows && rows.length > 0 && (
@@ -228,10 +245,13 @@ function Reports() {
                 <div className="actions-col">
                   <Badge tone={STATE[state].tone}>{STATE[state].text}</Badge>
                   {state === 'yes' && (
-                    <button type="button" className="secondary small" disabled={release.busy} aria-label={`Release ${r.shorturl} from quarantine`} onClick={() => onRelease(r)}>
+                    <button type="button" className="secondary small" disabled={act.busy} aria-label={`Release ${r.shorturl} from quarantine`} onClick={() => onRelease(r)}>
                       Release
                     </button>
                   )}
+                  <button type="button" className="secondary small" disabled={act.busy} aria-label={`Dismiss report about ${r.shorturl} (${r.reason}, ${formatDateTime(r.date)})`} onClick={() => onDismiss(r)}>
+                    Dismiss
+                  </button>
                 </div>
               </li>
             )

@@ -87,6 +87,11 @@ export function CopyButton({ value, label = 'Copy', what = 'Copied', of }: { val
 const counted = (n: number, noun: string) => `${n.toLocaleString()} ${n !== 1 ? noun : noun.endsWith('ies') ? `${noun.slice(0, -3)}y` : noun.replace(/s$/, '')}`
 
 export function Pager(props: { page: number; maxPage: number; total: number; onPage: (p: number) => void; noun: string }) {
+  const { page, maxPage, total, onPage } = props
+  // deleting the last item of the last page leaves a page past the end: show the new last page instead
+  useEffect(() => {
+    if (total > 0 && page > maxPage) onPage(maxPage)
+  }, [page, maxPage, total, onPage])
   if (props.total === 0) return null
   if (props.maxPage <= 1) return <p className="pager">{counted(props.total, props.noun)}</p>
   return (
