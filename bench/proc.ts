@@ -118,7 +118,8 @@ export class BackendSampler {
         const title = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ')
         if (title.startsWith('postgres:') && title.split(/\s+/).includes(this.dbName)) {
           out.push(pid)
-          if (title.startsWith('postgres: autovacuum')) this.vacuum.add(pid)
+          // the title carries the cluster's name when it has one: "postgres: 15/main: autovacuum worker kurz_bench_…"
+          if (/^postgres: (?:\S+: )?autovacuum worker /.test(title)) this.vacuum.add(pid)
         }
       } catch {
         /* exited meanwhile */
