@@ -69,7 +69,7 @@ export async function runImport(handle: DbHandle, config: Config, file: string, 
     await app.ready()
     const total = typeof body === 'string' ? (body.match(/\n/g)?.length ?? 1) : Array.isArray(body) ? body.length : 0
     const bar = progressBar(total)
-    const result = await importLinks(app, { ...user, plan: applies, keyId: 0 }, format as ImportFormat, body, bar)
+    const result = await importLinks(app, { ...user, plan: applies, keyId: 0 }, format as ImportFormat, body, { onProgress: bar })
     if (bar) process.stderr.write('\n')
     return { error: 0, ...result }
   } finally {

@@ -184,4 +184,26 @@ describe('the per-account creation throttle (CREATE_LIMIT_PER_HOUR)', () => {
     const admin = await t.makeUser({ admin: true })
     for (let i = 0; i < 5; i++) expect((await admin.api.post('/api/url/add', { url: `https://example.com/a${i}` })).statusCode).toBe(200)
   })
+
+  it("counts imported rows too: the rows past the hour's room are refused in one line, and an import with no room left is a 429 that writes nothing", async () => {
+    const u = await t.makeUser({ plan: 'pro' })
+    const csv = (names: string[]) => `url,alias\n${names.map((n) => `https://example.com/${n},imp-${n}`).join('\n')}\n`
+    const count = async () => (await u.api.get('/api/urls?limit=100')).json().data.result
+    expect((await u.api.post('/api/url/add', { url: 'https://example.com/first' })).statusCode).toBe(200)
+
+    const res = await u.api.post('/api/urls/import?format=csv', csv(['a', 'b', 'c', 'd']), { 'content-type': 'text/csv' })
+    expect(res.statusCode).toBe(200)
+    expect(res.json()).toEqual({
+      error: 0,
+      imported: 2,
+      skipped: 0,
+      errors: [{ line: 4, message: expect.stringMatching(/^Too many links created: .*at most 3 links an hour \(CREATE_LIMIT_PER_HOUR\)\. Try again in \d+ seconds\. This row and the 1 after it were not imported\.$/) }],
+    })
+    expect(await count()).toBe(3)
+
+    const none = await u.api.post('/api/urls/import?format=csv', csv(['e']), { 'content-type': 'text/csv' })
+    expectError(none, 429, /at most 3 links an hour/)
+    expect(Number(none.headers['retry-after'])).toBeGreaterThan(0)
+    expect(await count()).toBe(3)
+  })
 })

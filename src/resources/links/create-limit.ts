@@ -17,8 +17,8 @@ function throttleOf(app: FastifyInstance, max: number): Throttle {
  * The per-account creation throttle (DECISIONS §10.6): at most CREATE_LIMIT_PER_HOUR creates an
  * hour per non-admin account, beside the plan's `links` cap, counted in Redis when it is set. A
  * create is counted before it runs, so a burst of simultaneous creates cannot pass the limit;
- * one refused later (a taken alias, a bad field) still counts. Imports are not counted: they are
- * one deliberate act, bounded by their own size limit. A refusal carries `Retry-After`: the
+ * one refused later (a taken alias, a bad field) still counts. An import through the API counts
+ * each row (transfer/import.ts); the CLI's, an operator's act, does not. A refusal carries `Retry-After`: the
  * seconds until the account's window closes and its creates count from zero again.
  */
 export async function requireCreateRoom(app: FastifyInstance, user: AuthUser): Promise<void> {

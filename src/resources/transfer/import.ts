@@ -4,6 +4,7 @@ import { domains, links } from '../../db/schema/index.js'
 import type { AuthUser } from '../../http/auth.js'
 import { ApiError, nameField, zodToApiError } from '../../http/errors.js'
 import { createLinkIn } from '../links/create.js'
+import { requireCreateRoom } from '../links/create-limit.js'
 import { createBody, managementName, toLinkInput } from '../links/schemas.js'
 import { invalidateLinks } from '../redirect-cache.js'
 import { readImport, type ImportFormat, type ImportRecord, type ReadError } from './formats.js'
@@ -13,7 +14,10 @@ import { readImport, type ImportFormat, type ImportRecord, type ReadError } from
  * service (createLinkIn), so an imported link is exactly a link a client could have made. Rows are
  * written a chunk at a time, one transaction per chunk and a savepoint per row: a refused row
  * leaves nothing, a good row is whole (its link, and the source's clicks and date), and the event
- * loop is free between chunks for the redirects served meanwhile.
+ * loop is free between chunks for the redirects served meanwhile. Through the API each row counts
+ * toward the account's CREATE_LIMIT_PER_HOUR like a create (DECISIONS §10.6): once the hour's room
+ * is spent the rest of the file is refused in one line; an import that could write nothing is the
+ * create's 429. The CLI's import, an operator's act, is not counted.
  */
 
 const CHUNK = 200
@@ -35,15 +39,27 @@ export interface ImportProgress {
   failed: number
 }
 
+export interface ImportOptions {
+  /** each row counts toward CREATE_LIMIT_PER_HOUR (the API's imports) */
+  counted?: boolean
+  onProgress?: (p: ImportProgress) => void
+}
+
+/** The import's standing with the create limit, across its chunks. */
+interface Room {
+  counted: boolean
+  /** the create limit's refusal, once a row met it: that row and the rows after it are not tried */
+  refusal: ApiError | null
+  /** the line of the row that met it */
+  line: number
+  /** rows not tried because of it */
+  untried: number
+}
+
 const isReadError = (r: ImportRecord | ReadError): r is ReadError => 'message' in r
 
-export async function importLinks(
-  app: FastifyInstance,
-  user: AuthUser,
-  format: ImportFormat,
-  body: unknown,
-  onProgress?: (p: ImportProgress) => void,
-): Promise<ImportResult> {
+export async function importLinks(app: FastifyInstance, user: AuthUser, format: ImportFormat, body: unknown, options: ImportOptions = {}): Promise<ImportResult> {
+  const { onProgress } = options
   const owned = await app.db.select({ domain: domains.domain, host: domains.host }).from(domains).where(eq(domains.userId, user.id))
   const domainOf = new Map(owned.map((d) => [d.host, d.domain]))
   const result: ImportResult = { imported: 0, skipped: 0, errors: [] }
@@ -54,10 +70,12 @@ export async function importLinks(
     if (result.errors.length < MAX_ERRORS) result.errors.push({ line, message })
   }
 
+  const room: Room = { counted: options.counted === true, refusal: null, line: 0, untried: 0 }
   let chunk: ImportRecord[] = []
   const flush = async () => {
     if (chunk.length === 0) return
-    const written = await writeChunk(app, user, chunk, domainOf, result, refuse)
+    if (room.refusal) room.untried += chunk.length
+    const written = room.refusal ? [] : await writeChunk(app, user, chunk, domainOf, result, refuse, room)
     await invalidateLinks(app, written)
     chunk = []
     onProgress?.({ rows, imported: result.imported, skipped: result.skipped, failed })
@@ -70,6 +88,14 @@ export async function importLinks(
     if (chunk.length >= CHUNK) await flush()
   }
   await flush()
+  if (room.refusal) {
+    // nothing tried before it: the create's own 429 (with Retry-After), and nothing was written
+    if (result.imported === 0 && result.skipped === 0 && failed === 0) throw room.refusal
+    // one listed line stands for the untried rows
+    failed++
+    const rest = room.untried - 1
+    result.errors.push({ line: room.line, message: `${room.refusal.message} ${rest ? `This row and the ${rest} after it were` : 'This row was'} not imported.` })
+  }
   // a row the reader refused is listed at once, a row the link rules refused when its chunk is written
   result.errors.sort((a, b) => a.line - b.line)
   if (failed > result.errors.length) result.errors.push({ line: 0, message: `${failed - result.errors.length} more rows were refused; fix the ones listed and import the file again.` })
@@ -83,15 +109,27 @@ async function writeChunk(
   domainOf: Map<string, string>,
   result: ImportResult,
   refuse: (line: number, message: string) => void,
+  room: Room,
 ): Promise<number[]> {
   const written: number[] = []
   await app.db.transaction(async (tx) => {
-    for (const rec of chunk) {
+    for (const [i, rec] of chunk.entries()) {
       const host = rec.host && domainOf.get(rec.host)
       const parsed = createBody.safeParse({ ...rec.body, ...(host ? { domain: host } : {}) })
       if (!parsed.success) {
         refuse(rec.line, zodToApiError(parsed.error).message)
         continue
+      }
+      if (room.counted) {
+        try {
+          await requireCreateRoom(app, user)
+        } catch (err) {
+          if (!(err instanceof ApiError) || err.status !== 429) throw err
+          room.refusal = err
+          room.line = rec.line
+          room.untried = chunk.length - i
+          break
+        }
       }
       try {
         const id = await tx.transaction(async (sp) => {
