@@ -18,7 +18,7 @@ describe('per-link redirectstatus and cachettl', () => {
   it('answers each link with its own status and Cache-Control; no setting keeps REDIRECT_STATUS, uncached', async () => {
     const plain = await addLink(alice, { url: 'https://example.com/plain', custom: 'pol-plain' })
     const seo = await addLink(alice, { url: 'https://example.com/seo', custom: 'pol-seo', redirectstatus: 301, cachettl: 3600 })
-    const keep = await addLink(alice, { url: 'https://example.com/keep', custom: 'pol-keep', redirectstatus: '307' })
+    const keep = await addLink(alice, { url: 'https://example.com/keep', custom: 'pol-keep', redirectstatus: 307 })
 
     const a = await visit(t, '/pol-plain')
     expectRedirect(a, 302, 'https://example.com/plain')
@@ -41,7 +41,7 @@ describe('per-link redirectstatus and cachettl', () => {
     const id = await addLink(alice, { url: 'https://example.com/upd', custom: 'pol-upd' })
     expectRedirect(await visit(t, '/pol-upd'), 302, 'https://example.com/upd')
 
-    expect((await alice.api.put(`/api/url/${id}/update`, { url: 'https://example.com/upd', redirectstatus: 308, cachettl: '60' })).statusCode).toBe(200)
+    expect((await alice.api.put(`/api/url/${id}/update`, { url: 'https://example.com/upd', redirectstatus: 308, cachettl: 60 })).statusCode).toBe(200)
     const moved = await visit(t, '/pol-upd')
     expectRedirect(moved, 308, 'https://example.com/upd')
     expect(moved.headers['cache-control']).toBe('public, max-age=60')

@@ -185,10 +185,10 @@ describe('links: input validation', () => {
 
     field('pixels', () => [other.pixel], /^pixels: .*not one of your pixels/),
     field('pixels', () => [999999], /^pixels: .*not one of your pixels/),
-    field('pixels', () => ['abc'], /^pixels\.0: /),
-    field('pixels', () => [0], /^pixels\.0: /),
-    field('pixels', () => [-1], /^pixels\.0: /),
-    field('pixels', () => [1.5], /^pixels\.0: /),
+    field('pixels', () => ['abc'], /^pixels\.0 must be an integer id\.$/),
+    field('pixels', () => [0], /^pixels\.0 must be a positive id\.$/),
+    field('pixels', () => [-1], /^pixels\.0 must be a positive id\.$/),
+    field('pixels', () => [1.5], /^pixels\.0 must be an integer id\.$/),
     field('pixels', () => 'x', /^pixels: /),
     field('pixels', () => ({ 0: 1 }), /^pixels: /),
     field('channel', () => other.channel, /^channel: .*not one of your channels/),
@@ -199,6 +199,12 @@ describe('links: input validation', () => {
     field('campaign', () => other.campaign, /^campaign: .*not one of your campaigns/),
     field('campaign', () => 999999, /^campaign: .*not one of your campaigns/),
     field('campaign', () => 2 ** 31, /^campaign /),
+    // JSON types are strict on the management interface (DECISIONS §2): a numeric string is not an id or a number
+    field('campaign', () => '1', /^campaign must be an integer id\.$/),
+    field('channel', () => '1', /^channel must be an integer id\.$/),
+    field('pixels', () => ['1'], /^pixels\.0 must be an integer id\.$/),
+    field('redirectstatus', () => '308', /^redirectstatus: must be 301, 302, 307 or 308\.$/),
+    field('cachettl', () => '60', /^cachettl: must be a whole number of seconds/),
 
     field('deeplink', () => ({ apple: 'javascript:alert(1)' }), /^deeplink\.apple: /),
     field('deeplink', () => ({ google: 'data:text/html,x' }), /^deeplink\.google: /),

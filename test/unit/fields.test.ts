@@ -23,11 +23,10 @@ describe('pathId', () => {
 
 describe('bodyId', () => {
   const s = bodyId('planid')
-  it('takes integers and numeric strings', () => {
+  it('takes JSON integers', () => {
     expect(ok(s, 3)).toBe(3)
-    expect(ok(s, '3')).toBe(3)
   })
-  it.each([0, -1, 1.5, 2 ** 31, 'abc', true, null, [], {}])('refuses %j naming the field', (v) => {
+  it.each([0, -1, 1.5, 2 ** 31, '3', 'abc', true, null, [], {}])('refuses %j naming the field', (v) => {
     expect(bad(s, v)).toMatch(/^planid /)
   })
 })

@@ -8,9 +8,6 @@ import { PRIVACY, type LinkType, type TargetKind } from '../../db/schema/index.j
 import { aliasProblem } from './aliases.js'
 import { targetMatch, type LinkInput, type TargetInput } from './model.js'
 
-/** A channel id is a JSON integer: JSON types are strict here (DECISIONS §2), so "2" is a 400 naming the field. */
-const jsonId = (name: string) =>
-  z.number({ message: `${name} must be an integer id.` }).int(`${name} must be an integer id.`).min(1, `${name} must be a positive id.`).max(MAX_ID, `${name} is not a known id.`)
 
 /*
  * Bodies of the management interface's link endpoints (SPEC.md "Links", DECISIONS §2 and §4).
@@ -144,26 +141,16 @@ const deeplink = z.object(
   { error: 'must be an object {auto, apple, google}.' },
 )
 
-/** 301, 302, 307 or 308, as a number or a numeric string. */
-const redirectStatus = z
-  .union([z.number(), z.string()], { error: 'must be 301, 302, 307 or 308.' })
-  .transform((v, ctx) => {
-    const n = Number(v)
-    if ([301, 302, 307, 308].includes(n)) return n
-    ctx.addIssue({ code: 'custom', message: 'must be 301, 302, 307 or 308.' })
-    return z.NEVER
-  })
+/** 301, 302, 307 or 308: a JSON number (JSON types are strict here, DECISIONS §2). */
+const redirectStatus = z.union([z.literal(301), z.literal(302), z.literal(307), z.literal(308)], { error: 'must be 301, 302, 307 or 308.' })
 
 /** A cache lifetime in seconds, up to a year (beyond that browsers cap it anyway). */
 const MAX_CACHE_TTL = 365 * 24 * 3600
 const cacheTtl = z
-  .union([z.number(), z.string()], { error: `must be a whole number of seconds from 0 to ${MAX_CACHE_TTL}.` })
-  .transform((v, ctx) => {
-    const n = typeof v === 'number' ? v : /^\d{1,9}$/.test(v.trim()) ? Number(v) : NaN
-    if (Number.isInteger(n) && n >= 0 && n <= MAX_CACHE_TTL) return n
-    ctx.addIssue({ code: 'custom', message: `must be a whole number of seconds from 0 to ${MAX_CACHE_TTL}.` })
-    return z.NEVER
-  })
+  .number({ error: `must be a whole number of seconds from 0 to ${MAX_CACHE_TTL}.` })
+  .int(`must be a whole number of seconds from 0 to ${MAX_CACHE_TTL}.`)
+  .min(0, `must be a whole number of seconds from 0 to ${MAX_CACHE_TTL}.`)
+  .max(MAX_CACHE_TTL, `must be a whole number of seconds from 0 to ${MAX_CACHE_TTL}.`)
 
 const pixelIds = z
   .array(bodyId('pixels'), { error: 'must be a list of pixel ids.' })
@@ -186,7 +173,7 @@ export const createBody = z.object({
   title: optional(text(255)),
   description: optional(text(2000)),
   pixels: optional(pixelIds),
-  channel: optional(jsonId('channel')),
+  channel: optional(bodyId('channel')),
   campaign: optional(bodyId('campaign')),
   deeplink: optional(deeplink),
   status: optional(z.enum(['public', 'private'], { error: 'must be public or private.' })),
@@ -217,7 +204,7 @@ export const updateBody = z.object({
   metaimage: clearable(imageUrl),
   title: clearable(text(255)),
   pixels: clearable(pixelIds),
-  channel: clearable(jsonId('channel')),
+  channel: clearable(bodyId('channel')),
   campaign: clearable(bodyId('campaign')),
   deeplink: clearable(deeplink),
   parameters: clearable(parameters),
