@@ -57,8 +57,9 @@ export const gone = (message: string) => new ApiError(410, message)
 
 /**
  * The first issue's message, naming its field once: "url: Invalid URL" for zod's own wording; a
- * message already written as "url must …" stays as it is, and "value must …" deep in an array
- * becomes "targets.0.value must …", so the caller knows which entry to fix.
+ * message already written as "url must …" stays as it is, and one that names only part of a
+ * deeper path ("value must …" of targets.0.value, "pixels must …" of pixels.0) gets the whole path
+ * in that place, so the caller knows which entry to fix.
  */
 export function zodToApiError(err: z.ZodError, status = 400): ApiError {
   const fields: Record<string, string[]> = {}
@@ -73,14 +74,10 @@ export function zodToApiError(err: z.ZodError, status = 400): ApiError {
 function issueMessage(path: readonly PropertyKey[], message: string): string {
   if (!path.length) return message
   const key = path.map(String).join('.')
-  if (startsWithWord(message, key)) return message
-  const last = path[path.length - 1]
-  if (typeof last === 'string' && startsWithWord(message, last)) return key + message.slice(last.length)
-  return `${key}: ${message}`
+  const names = [key, path.findLast((p) => typeof p === 'string'), path[0]].filter((p): p is string => typeof p === 'string')
+  const named = names.find((name) => message.startsWith(name) && /^[\s.:[]/.test(message.charAt(name.length)))
+  return named === undefined ? `${key}: ${message}` : key + message.slice(named.length)
 }
-
-const startsWithWord = (message: string, word: string) =>
-  message.startsWith(word) && /^[\s.:[]/.test(message.charAt(word.length))
 
 /** Postgres unique violation (both drivers carry SQLSTATE in `code`, sometimes on `cause`). */
 export function isUniqueViolation(err: unknown): boolean {
