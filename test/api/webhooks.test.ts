@@ -12,6 +12,8 @@ const BOT = { 'user-agent': 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www
 async function addHook(u: TestUser, url: string, events: string[]) {
   const res = await u.api.post('/api/webhook/add', { url, events, description: 'test' })
   expect(res.statusCode).toBe(200)
+  // the webhook object itself, as GET /api/webhook/:id shows it
+  expect(res.json()).toEqual({ error: 0, id: expect.any(Number), url, events: [...new Set(events)], description: 'test', secret: expect.stringMatching(/^\S{32,}$/), enabled: true, disabledReason: null, date: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/) })
   return res.json() as { error: 0; id: number; secret: string }
 }
 

@@ -10,8 +10,11 @@ import { presentDelivery, presentWebhook } from './present.js'
 import { receiverProblem } from './target.js'
 import * as repo from './repo.js'
 
-/** Each webhook multiplies every event it listens to; a bound keeps one account from flooding the outbox. */
-export const MAX_WEBHOOKS = 10
+/**
+ * Each webhook multiplies every event it listens to; a bound keeps one account from flooding the
+ * outbox, set well past what a team uses (and past a list's first pages).
+ */
+export const MAX_WEBHOOKS = 50
 
 // the shared error formatter puts the field first ("events: …"): the messages do not repeat it
 const events = z
@@ -69,7 +72,8 @@ const webhooksPlugin: FastifyPluginAsync = async (app) => {
       return repo.insertWebhook(tx, req.user.id, { url: req.body.url, events: req.body.events, description: req.body.description ?? null, secret })
     })
     await app.webhookSubscriptions.changed()
-    return { error: 0, id: row.id, secret }
+    // the webhook object (its id and secret first, as before), so a client need not fetch it again
+    return { error: 0, ...presentWebhook(row) }
   })
 
   // GET /api/webhook/:id – one webhook, with its signing secret
