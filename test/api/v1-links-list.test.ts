@@ -280,6 +280,12 @@ describe('GET /api/v1/links', () => {
       // the alias is not searched by title
       expect(aliases(await a.api.get('/api/v1/links?search=capped'))).toEqual([])
     })
+    it('by=any (an extension, the dashboard’s search) searches the three at once', async () => {
+      expect(aliases(await a.api.get('/api/v1/links?search=PROMO&by=any'))).toEqual(['past'])
+      expect(aliases(await a.api.get('/api/v1/links?search=capped&by=any'))).toEqual(['capped'])
+      expect(aliases(await a.api.get('/api/v1/links?search=ONE.example&by=any'))).toEqual(['plain'])
+      expect(aliases(await a.api.get('/api/v1/links?search=nothing-anywhere&by=any'))).toEqual([])
+    })
     it('treats % and _ literally', async () => {
       expect(aliases(await a.api.get('/api/v1/links?search=%25'))).toEqual(['capped'])
       expect(aliases(await a.api.get('/api/v1/links?search=off_'))).toEqual(['capped'])
@@ -290,8 +296,8 @@ describe('GET /api/v1/links', () => {
       expect(res.statusCode).toBe(422)
       expect(res.json()).toEqual({
         error: 1,
-        message: 'by must be one of title, alias, url.',
-        errors: { by: ['by must be one of title, alias, url.'] },
+        message: 'by must be one of title, alias, url, any.',
+        errors: { by: ['by must be one of title, alias, url, any.'] },
         status: 422,
       })
     })

@@ -19,9 +19,10 @@ export const expiredSql = (now: Date): SQL =>
 export async function listLinks(db: Db, userId: number, q: ListQuery, now = new Date()): Promise<{ rows: LinkRow[]; total: number }> {
   const where: (SQL | undefined)[] = [eq(links.userId, userId)]
   if (q.search !== undefined) {
-    // the column itself (a null title matches no search), so its trigram index serves it (migration 0014)
-    const column = q.by === 'alias' ? links.alias : q.by === 'url' ? links.url : links.title
-    where.push(ilike(column, containsPattern(q.search)))
+    // the columns themselves (a null title matches no search), so their trigram indexes serve it (migration 0014)
+    const pattern = containsPattern(q.search)
+    const columns = q.by === 'any' ? [links.alias, links.url, links.title] : [q.by === 'alias' ? links.alias : q.by === 'url' ? links.url : links.title]
+    where.push(or(...columns.map((column) => ilike(column, pattern))))
   }
   if (q.status === STATUS.active) where.push(eq(links.disabled, false), sql`not (${expiredSql(now)})`)
   else if (q.status === STATUS.expired) where.push(expiredSql(now))

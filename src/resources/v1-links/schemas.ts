@@ -33,7 +33,8 @@ export const STATUS = { all: 0, active: 1, expired: 2, disabled: 3 } as const
 
 export const listQuery = z.object({
   search: blankless(z.string({ message: 'search must be a string.' }).max(255, 'search must be at most 255 characters.')),
-  by: blankless(choice('by', ['title', 'alias', 'url'] as const)).default('title'),
+  // `any` (an extension, for the dashboard's search) looks in all three
+  by: blankless(choice('by', ['title', 'alias', 'url', 'any'] as const)).default('title'),
   status: blankless(intParam('status', 0, 3)).default(0),
   space: blankless(intParam('space', 1, MAX_ID)),
   domain: blankless(intParam('domain', 1, MAX_ID)),
