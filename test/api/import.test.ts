@@ -111,6 +111,15 @@ describe('POST /api/urls/import', () => {
     expectError(await alice.api.post('/api/urls/import', '', { 'content-type': 'text/csv' }), 400, /empty/)
     const foreign = await alice.api.post('/api/urls/import?format=kutt', '{"hello":"world"}', { 'content-type': 'application/json' })
     expect(foreign.json()).toEqual({ error: 0, imported: 0, skipped: 0, errors: [{ line: 1, message: 'This JSON is not a kutt export: expected a list of links.' }] })
+    // a file of another format, a header with nothing below it, an empty list: said once, nothing written
+    const none = async (format: string, body: string, message: string) => {
+      const res = await post(alice, format, body)
+      expect(res.json()).toEqual({ error: 0, imported: 0, skipped: 0, errors: [{ line: 1, message }] })
+    }
+    await none('shlink', 'Destination URL,Title\nhttps://example.com/a,A\n', 'This is not a shlink export: its header line has no longurl column.')
+    await none('kutt', '\u0089PNG\r\n\u001a\n\u0000\u0000garbage,more\n', 'This is not a kutt export: its header line has no target column.')
+    await none('csv', 'url,alias\n', 'The file has a header line but no links below it.')
+    await none('bitly-json', '[]', 'The file holds no links.')
     const huge = `url\n${'https://example.com/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n'.repeat(420_000)}`
     // the limit named is this route's, not the 1 MiB of every other body
     expectError(await alice.api.post('/api/urls/import', huge, { 'content-type': 'text/csv' }), 413, /^Request body is too large: the limit for an import is 20 MiB; /)

@@ -71,6 +71,15 @@ function shortParts(v: string | undefined): { alias?: string; host?: string } {
 
 type Mapper = (f: Fields, line: number) => ImportRecord
 
+/** Where each format keeps the destination (normalised column names, first present wins). */
+const URL_COLUMNS: Record<ImportFormat, string[]> = {
+  csv: ['longurl', 'url', 'destinationurl', 'target', 'destination'],
+  bitly: ['destinationurl', 'longurl', 'destination', 'url'],
+  yourls: ['url', 'longurl'],
+  shlink: ['longurl'],
+  kutt: ['target'],
+}
+
 const MAPPERS: Record<ImportFormat, Mapper> = {
   // Kurz's own export (GET /api/urls/export) or any sheet with a url column
   csv: (f, line) => {
@@ -78,7 +87,7 @@ const MAPPERS: Record<ImportFormat, Mapper> = {
     return {
       line,
       body: {
-        url: pick(f, 'longurl', 'url', 'destinationurl', 'target', 'destination'),
+        url: pick(f, ...URL_COLUMNS.csv),
         custom: pick(f, 'alias', 'custom', 'shortcode', 'keyword') ?? short.alias,
         title: pick(f, 'title'),
         description: pick(f, 'description'),
@@ -96,7 +105,7 @@ const MAPPERS: Record<ImportFormat, Mapper> = {
     const short = shortParts(pick(f, 'customlink', 'custombitlink') ?? customs[0] ?? pick(f, 'link', 'bitlink', 'shortlink', 'id'))
     return {
       line,
-      body: { url: pick(f, 'destinationurl', 'longurl', 'destination', 'url'), custom: short.alias, title: pick(f, 'title') },
+      body: { url: pick(f, ...URL_COLUMNS.bitly), custom: short.alias, title: pick(f, 'title') },
       host: short.host,
       clicks: count(pick(f, 'clicks', 'totalclicks', 'engagements', 'totalengagements')),
       createdAt: date(pick(f, 'datecreated', 'createdat', 'created')),
@@ -107,7 +116,7 @@ const MAPPERS: Record<ImportFormat, Mapper> = {
     const short = shortParts(pick(f, 'keyword') ?? pick(f, 'shorturl'))
     return {
       line,
-      body: { url: pick(f, 'url', 'longurl'), custom: short.alias, title: pick(f, 'title') },
+      body: { url: pick(f, ...URL_COLUMNS.yourls), custom: short.alias, title: pick(f, 'title') },
       host: pick(f, 'keyword') ? undefined : short.host,
       clicks: count(pick(f, 'clicks')),
       createdAt: date(pick(f, 'timestamp')),
@@ -118,7 +127,7 @@ const MAPPERS: Record<ImportFormat, Mapper> = {
     const summary = (f.visitssummary ?? {}) as Fields
     return {
       line,
-      body: { url: pick(f, 'longurl'), custom: pick(f, 'shortcode') ?? shortParts(pick(f, 'shorturl')).alias, title: pick(f, 'title') },
+      body: { url: pick(f, ...URL_COLUMNS.shlink), custom: pick(f, 'shortcode') ?? shortParts(pick(f, 'shorturl')).alias, title: pick(f, 'title') },
       host: shortParts(pick(f, 'domain')).host ?? shortParts(pick(f, 'shorturl')).host,
       clicks: count(pick(summary, 'total') ?? pick(f, 'visits', 'visitscount')),
       uniqueClicks: undefined,
@@ -128,7 +137,7 @@ const MAPPERS: Record<ImportFormat, Mapper> = {
   // Kutt's API list (GET /api/v2/links: address, target, description, visit_count, created_at, domain)
   kutt: (f, line) => ({
     line,
-    body: { url: pick(f, 'target'), custom: pick(f, 'address'), description: pick(f, 'description') },
+    body: { url: pick(f, ...URL_COLUMNS.kutt), custom: pick(f, 'address'), description: pick(f, 'description') },
     host: shortParts(pick(f, 'domain')).host ?? shortParts(pick(f, 'link')).host,
     clicks: count(pick(f, 'visitcount')),
     createdAt: date(pick(f, 'createdat')),
@@ -163,22 +172,30 @@ export function* readImport(format: ImportFormat, body: unknown): Generator<Impo
   const map = MAPPERS[format]
   if (typeof body === 'string') {
     let header: string[] | null = null
+    let rows = 0
     for (const rec of parseCsv(body)) {
       if (!header) {
         // a list of bare URLs (optionally with an alias) has no header line
         if (/^https?:\/\//i.test(rec.cells[0]?.trim() ?? '')) header = ['url', 'alias', 'title']
         else {
           header = rec.cells.map(norm)
+          // a file of another format (or no CSV at all) would refuse every row for want of a URL: say so once
+          if (!URL_COLUMNS[format].some((c) => header!.includes(c))) {
+            yield { line: rec.line, message: `This is not a ${format} export: its header line has no ${URL_COLUMNS[format].join(' or ')} column.` }
+            return
+          }
           continue
         }
       }
       // Kurz's own export guards formula cells with an apostrophe (csv.ts): taken off again here
+      rows++
       const cells = format === 'csv' ? rec.cells.map(unguardCell) : rec.cells
       const fields: Fields = {}
       header.forEach((h, i) => (fields[h] ??= cells[i]))
       yield map(fields, rec.line)
     }
     if (!header) yield { line: 1, message: 'The file is empty: it needs a header line and one line per link.' }
+    else if (!rows) yield { line: 1, message: 'The file has a header line but no links below it.' }
     return
   }
   const items = jsonItems(body)
@@ -186,6 +203,7 @@ export function* readImport(format: ImportFormat, body: unknown): Generator<Impo
     yield { line: 1, message: `This JSON is not a ${format} export: expected a list of links.` }
     return
   }
+  if (items.length === 0) yield { line: 1, message: 'The file holds no links.' }
   for (let i = 0; i < items.length; i++) {
     const item = items[i]
     if (!item || typeof item !== 'object' || Array.isArray(item)) yield { line: i + 1, message: 'This entry is not a link object.' }
