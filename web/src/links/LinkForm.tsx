@@ -92,7 +92,7 @@ export function LinkForm(props: {
       }
     }
     if (redirectStatus !== initialStatus) body.redirectstatus = redirectStatus ? Number(redirectStatus) : null
-    if (cacheTtl.trim() !== String(d?.cachettl ?? 0)) body.cachettl = cacheTtl.trim() === '' ? (edit ? null : undefined) : cacheTtl.trim()
+    if (cacheTtl.trim() !== String(d?.cachettl ?? 0)) body.cachettl = cacheTtl.trim() === '' ? (edit ? null : undefined) : Number(cacheTtl)
     body.fallback = blank(fallback)
     for (const k of Object.keys(body)) if (body[k] === undefined) delete body[k]
     props.onSubmit(body)
