@@ -2,21 +2,28 @@ import { z } from 'zod'
 
 const MAX_LIMIT = 1000
 
+/** A blank query parameter (`?limit=`, sent by clients that fill every field) is an absent one. */
+const blankAbsent = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), schema)
+
 /** `limit` (default 15, larger than 1000 clamped) and `page` (default 1) of every list (DECISIONS §2). */
 export const pageQuery = z.object({
-  limit: z.coerce
-    .number({ message: 'limit must be a whole number.' })
-    .int('limit must be a whole number.')
-    .min(1, 'limit must be at least 1.')
-    .max(Number.MAX_SAFE_INTEGER, 'limit is too large.')
-    .default(15)
-    .transform((n) => Math.min(n, MAX_LIMIT)),
-  page: z.coerce
-    .number({ message: 'page must be a whole number.' })
-    .int('page must be a whole number.')
-    .min(1, 'page must be at least 1.')
-    .max(1_000_000_000, 'page is too large.')
-    .default(1),
+  limit: blankAbsent(
+    z.coerce
+      .number({ message: 'limit must be a whole number.' })
+      .int('limit must be a whole number.')
+      .min(1, 'limit must be at least 1.')
+      .max(Number.MAX_SAFE_INTEGER, 'limit is too large.')
+      .default(15)
+      .transform((n) => Math.min(n, MAX_LIMIT)),
+  ),
+  page: blankAbsent(
+    z.coerce
+      .number({ message: 'page must be a whole number.' })
+      .int('page must be a whole number.')
+      .min(1, 'page must be at least 1.')
+      .max(1_000_000_000, 'page is too large.')
+      .default(1),
+  ),
 })
 export type PageQuery = z.output<typeof pageQuery>
 

@@ -5,6 +5,10 @@ describe('pageQuery', () => {
   it('defaults to limit 15, page 1', () => {
     expect(pageQuery.parse({})).toEqual({ limit: 15, page: 1 })
   })
+  it('reads a blank limit or page as absent (clients that send every field)', () => {
+    expect(pageQuery.parse({ limit: '', page: '' })).toEqual({ limit: 15, page: 1 })
+    expect(pageQuery.parse({ limit: ' ', page: '2' })).toEqual({ limit: 15, page: 2 })
+  })
   it('reads query strings and clamps limit to 1000', () => {
     expect(pageQuery.parse({ limit: '50', page: '3' })).toEqual({ limit: 50, page: 3 })
     expect(pageQuery.parse({ limit: '1000' }).limit).toBe(1000)
