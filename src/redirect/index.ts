@@ -241,14 +241,15 @@ const redirect: FastifyPluginAsync = async (app) => {
 
   /**
    * `/<alias>+`: public links show their statistics, privacy 2 asks for the stats password, and
-   * private and missing links get the same 404 page. Read from the database (not the cache), so
-   * "private" and "missing" cost the same query.
+   * private, disabled and missing links get the same 404 page (a disabled link is answered as
+   * missing everywhere). Read from the database (not the cache), so "private" and "missing" cost
+   * the same query.
    */
   async function statistics(req: FastifyRequest, reply: FastifyReply, alias: string) {
     const domain = await cache.domainFor(req.host)
     if (!ALIAS.test(alias)) return notFoundPage(reply)
     const row = await findStatsLink(app.db, domain?.id ?? null, alias)
-    const open = row && (row.privacy === 0 || (row.privacy === 2 && row.hash))
+    const open = row && !row.disabled && (row.privacy === 0 || (row.privacy === 2 && row.hash))
     if (!row || !open) return notFoundPage(reply)
     // the statistics page shows the long URL: not for a link the blocklist matched
     if (row.quarantined) return quarantinePage(reply, shortUrlOf(domain, row.alias))

@@ -313,6 +313,7 @@ export async function findStatsLink(db: Db, domainId: number | null, alias: stri
       hash: links.privacyPasswordHash,
       locked: sql<boolean>`${links.passwordHash} is not null`,
       quarantined: links.quarantined,
+      disabled: links.disabled,
       createdAt: links.createdAt,
       clicks: links.clicks,
       uniqueClicks: links.uniqueClicks,

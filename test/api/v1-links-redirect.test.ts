@@ -176,7 +176,7 @@ describe('v1 links as visitors see them', () => {
     expect((await visit(link.alias)).statusCode).toBe(404)
   })
 
-  it('privacy governs the statistics page: 0 public, 1 private (404), 2 password form', async () => {
+  it('privacy governs the statistics page: 0 public, 1 private (404), 2 password form; disabled is a 404', async () => {
     const pub = await create([['url', 'https://example.com/s'], ['privacy', '0']])
     expect((await visit(`${pub.alias}+`)).statusCode).toBe(200)
     const priv = await create([['url', 'https://example.com/s'], ['privacy', '1']])
@@ -187,6 +187,11 @@ describe('v1 links as visitors see them', () => {
     expect(form2.body).toContain('name="password"')
     const wrong = await t.app.inject({ method: 'POST', url: `/${pw.alias}+`, payload: 'password=nope', headers: FORM })
     expect(wrong.statusCode).toBe(401)
+    // a disabled link is answered as missing, its statistics page too; enabled again, it is back
+    await a.api.put(`/api/v1/links/${pub.id}`, form([['disabled', '1']]), FORM)
+    expect((await visit(`${pub.alias}+`)).statusCode).toBe(404)
+    await a.api.put(`/api/v1/links/${pub.id}`, form([['disabled', '0']]), FORM)
+    expect((await visit(`${pub.alias}+`)).statusCode).toBe(200)
   })
 
   it('a link on a branded domain answers on that host', async () => {
