@@ -18,7 +18,9 @@ export function describeDatabase(url: string): string {
 }
 
 function reason(err: unknown): { code: string; transient: boolean } {
-  const e = err as { message?: string }
+  // drizzle wraps the driver's error ("Failed query: select 1"): the words that say what to fix are its cause's
+  let e = err as { message?: string; cause?: unknown }
+  while (e.cause && typeof e.cause === 'object' && typeof (e.cause as { message?: unknown }).message === 'string') e = e.cause as typeof e
   const code = driverCode(err) ?? ''
   // pg reports its own connection timeout without a code
   const timedOut = /timeout|terminated/i.test(e.message ?? '')

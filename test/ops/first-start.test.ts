@@ -131,4 +131,15 @@ describe('a first start that explains itself', { timeout: 180_000 }, () => {
     expect(lines.at(-1)).toBe(`Cannot use the database at 127.0.0.1:${dead}/kurz: not reachable after 30 s (ECONNREFUSED). Check DATABASE_URL.`)
     expect(proc.stderr() + proc.stdout()).not.toMatch(/hunter2|    at /)
   })
+
+  // a Postgres that answers but refuses: no waiting, and Postgres's own words say what to fix
+  it.skipIf(!process.env.TEST_DATABASE_URL)('a database that does not exist: exit 1 at once, naming what is wrong', async () => {
+    const u = new URL(process.env.TEST_DATABASE_URL!)
+    u.pathname = '/kurz_no_such_database'
+    const proc = server({ PORT: String(await freePort()), DATA_DIR: join(root, 'pg-missing'), DATABASE_URL: u.toString() })
+    expect(await proc.exit).toBe(1)
+    expect(proc.stderr().trim().split('\n').at(-1)).toBe(
+      `Cannot use the database at ${u.hostname}:${u.port || '5432'}/kurz_no_such_database: refused the connection (database "kurz_no_such_database" does not exist). Check DATABASE_URL.`,
+    )
+  })
 })
