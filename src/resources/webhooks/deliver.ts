@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
 import { sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.js'
+import { isDatabaseUnavailable } from '../../http/errors.js'
 import { toTimestamp } from '../../http/format.js'
 import { safeFetch, SsrfError } from '../../lib/ssrf.js'
 
@@ -85,6 +86,8 @@ export class DeliveryWorker {
   private readonly inFlight = new Set<Promise<void>>()
   private closed = false
   private lastPrune = 0
+  /** the last poll failed for want of the database: said once until it answers again */
+  private databaseAway = false
   private delivered: { id: number; attempts: number; status: number | null }[] = []
   private writing: Promise<void> = Promise.resolve()
   private readonly counters = { delivered: 0, failedAttempts: 0 }
@@ -150,8 +153,17 @@ export class DeliveryWorker {
         if (claimed.length < room) break
       }
       if (Date.now() - this.lastPrune > HOUR) await this.prune()
+      if (this.databaseAway) {
+        this.databaseAway = false
+        this.log.info('webhook deliveries: the database is back; sending again')
+      }
     } catch (err) {
-      this.log.warn({ err }, 'webhook deliveries: claiming failed; retrying on the next poll')
+      // a database outage is said once, not once a poll with its stack (an hour away is 3,600 lines)
+      if (!isDatabaseUnavailable(err)) this.log.warn({ err }, 'webhook deliveries: claiming failed; retrying on the next poll')
+      else if (!this.databaseAway) {
+        this.databaseAway = true
+        this.log.warn({ err: (err as Error).message }, 'webhook deliveries: the database is away; waiting for it')
+      }
     }
   }
 
