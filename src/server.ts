@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.js'
 import { loadConfig } from './config.js'
-import { lockDataDir } from './lib/data-lock.js'
+import { ensureDataDir, lockDataDir } from './lib/data-lock.js'
 import { diskFullMessage, isDiskFull } from './lib/disk-full.js'
 import { DatabaseUnreachable, openDatabase } from './db/wait.js'
 import type { CreatedAdmin } from './resources/admin/bootstrap.js'
@@ -10,6 +10,7 @@ import type { CreatedAdmin } from './resources/admin/bootstrap.js'
 let config: ReturnType<typeof loadConfig>
 try {
   config = loadConfig()
+  ensureDataDir(config.dataDir)
   const release = config.db.kind === 'pglite' ? lockDataDir(config.dataDir) : () => {}
   process.on('exit', release)
 } catch (err) {

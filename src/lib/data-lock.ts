@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { accessSync, constants, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 /**
@@ -27,6 +27,21 @@ export function assertDataDirFree(dir: string): void {
     throw new Error(
       `The embedded database in ${dir} is open in process ${pid} (a running Kurz server). Stop it first, or use the admin API.`,
     )
+  }
+}
+
+/**
+ * DATA_DIR exists (made when missing) and is a directory Kurz may write: else one sentence that
+ * names the variable, instead of Node's "EEXIST: file already exists, mkdir …" from deep inside.
+ */
+export function ensureDataDir(dir: string): void {
+  const refuse = (why: string) => new Error(`DATA_DIR (${dir}) ${why}. Set DATA_DIR to a directory Kurz may write.`)
+  if (existsSync(dir) && !statSync(dir).isDirectory()) throw refuse('is a file, not a directory')
+  try {
+    mkdirSync(dir, { recursive: true })
+    accessSync(dir, constants.W_OK)
+  } catch (err) {
+    throw refuse(`cannot be used: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`)
   }
 }
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -130,6 +130,14 @@ describe('a first start that explains itself', { timeout: 180_000 }, () => {
     for (const line of lines.slice(0, -1)) expect(line).toMatch(new RegExp(`^Database at 127\\.0\\.0\\.1:${dead}/kurz not reachable \\(ECONNREFUSED\\), attempt \\d+; retrying for \\d+ s more$`))
     expect(lines.at(-1)).toBe(`Cannot use the database at 127.0.0.1:${dead}/kurz: not reachable after 30 s (ECONNREFUSED). Check DATABASE_URL.`)
     expect(proc.stderr() + proc.stdout()).not.toMatch(/hunter2|    at /)
+  })
+
+  it('a DATA_DIR that is a file: exit 1 with one sentence naming DATA_DIR', async () => {
+    const file = join(root, 'not-a-directory')
+    writeFileSync(file, 'x')
+    const proc = server({ PORT: String(await freePort()), DATA_DIR: file })
+    expect(await proc.exit).toBe(1)
+    expect(proc.stderr().trim()).toBe(`DATA_DIR (${file}) is a file, not a directory. Set DATA_DIR to a directory Kurz may write.`)
   })
 
   // a Postgres that answers but refuses: no waiting, and Postgres's own words say what to fix
