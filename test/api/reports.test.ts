@@ -113,6 +113,7 @@ describe('link reports', () => {
       id: expect.any(Number),
       link: linkId,
       shorturl: 'http://kurz.test/reported',
+      url: 'https://example.com/reported',
       reason: 'phishing',
       comment: 'Asks for my bank password',
       email: 'me@example.com',
@@ -156,7 +157,7 @@ describe('link reports', () => {
   it('a report keeps its short URL when the link is deleted', async () => {
     expect((await alice.api.del(`/api/url/${linkId}/delete`)).statusCode).toBe(200)
     const rows = (await admin.api.get('/api/reports')).json().data.reports
-    expect(rows.every((r: { link: number | null; shorturl: string }) => r.link === null && r.shorturl === 'http://kurz.test/reported')).toBe(true)
+    expect(rows.every((r: { link: number | null; shorturl: string; url: string }) => r.link === null && r.shorturl === 'http://kurz.test/reported' && r.url === '')).toBe(true)
   })
 })
 

@@ -206,6 +206,9 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: usability fixes', () => {
     await heldItem.getByText('Quarantined', { exact: true }).waitFor()
     await cleanItem.getByText('Not quarantined', { exact: true }).waitFor()
     expect(await cleanItem.getByRole('button', { name: /^Release/ }).count()).toBe(0)
+    // where the reported link leads, to judge it without visiting it: text, never a link to follow
+    await heldItem.getByText('→ https://example.com/report-held-with-a-long-alias', { exact: true }).waitFor()
+    expect(await heldItem.getByRole('link').count()).toBe(0)
 
     // stacked: the short URL keeps whole words on a line, the button is whole and inside its card
     const release = heldItem.getByRole('button', { name: 'Release http://kurz.test/report-held-with-a-long-alias from quarantine' })

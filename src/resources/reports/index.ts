@@ -12,10 +12,12 @@ const listQuery = pageQuery.extend({
   link: optional(z.coerce.number({ message: 'link must be a link id.' }).int('link must be a link id.').min(1, 'link must be a link id.').max(MAX_ID, 'link must be a link id.')),
 })
 
-const presentReport = ({ report: r, quarantined }: ListedReport) => ({
+const presentReport = ({ report: r, quarantined, url }: ListedReport) => ({
   id: r.id,
   link: r.linkId,
   shorturl: r.shortUrl,
+  // where the reported link leads now, for the admin to judge without visiting it ('' once deleted)
+  url: url ?? '',
   reason: r.reason,
   comment: r.comment ?? '',
   email: r.email ?? '',

@@ -4,8 +4,8 @@ import { linkReports, links } from '../../db/schema/index.js'
 import { offsetOf, type PageQuery, withTotal } from '../../http/pagination.js'
 
 export type LinkReport = typeof linkReports.$inferSelect
-/** A report and whether its link is quarantined now (false once the link is gone). */
-export type ListedReport = { report: LinkReport; quarantined: boolean | null }
+/** A report, whether its link is quarantined now and where it leads (null once the link is gone). */
+export type ListedReport = { report: LinkReport; quarantined: boolean | null; url: string | null }
 
 export async function insertReport(db: Db, values: typeof linkReports.$inferInsert): Promise<void> {
   await db.insert(linkReports).values(values)
@@ -21,7 +21,7 @@ export async function listReports(db: Db, q: PageQuery & { link?: number }) {
   return withTotal(
     q,
     db
-      .select({ report: linkReports, quarantined: links.quarantined })
+      .select({ report: linkReports, quarantined: links.quarantined, url: links.url })
       .from(linkReports)
       .leftJoin(links, eq(links.id, linkReports.linkId))
       .where(where)

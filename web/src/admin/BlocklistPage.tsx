@@ -22,6 +22,8 @@ interface Report {
   /** null once the link is deleted (reports outlive their link) */
   link: number | null
   shorturl: string
+  /** where the link leads now ('' once it is deleted): shown as text, never a link to follow */
+  url: string
   /** whether the link is quarantined now (false once it is deleted) */
   quarantined: boolean
   reason: string
@@ -233,6 +235,7 @@ function Reports() {
               <li key={r.id} className="link-item report-item">
                 <div>
                   <span className="short">{r.shorturl}</span>
+                  {r.url && <span className="truncate sub wrap-anywhere" title={r.url}>→ {r.url}</span>}
                   <p className="report-reason">
                     <strong>{r.reason}</strong>
                     {r.comment && <span className="sub wrap-anywhere"> — {r.comment}</span>}
