@@ -6,7 +6,7 @@ import { LinkQr } from '../links/LinkQr'
 import { useConfirm } from '../ui/confirm'
 import { formatDateTime } from '../ui/format'
 import { useAction, useLoad } from '../ui/hooks'
-import { CopyButton, ErrorNote, Loading, Modal, PageHead } from '../ui/parts'
+import { CopyButton, ErrorNote, Loading, LongText, Modal, PageHead } from '../ui/parts'
 import { StatsView } from './StatsView'
 
 export function LinkAnalyticsPage() {
@@ -45,16 +45,31 @@ export function LinkAnalyticsPage() {
           </>
         )}
       </PageHead>
-      <ErrorNote message={link.error ?? remove.error} onRetry={link.error ? link.reload : undefined} />
+      {/* a missing link (or another account's) stays missing: no "Try again" for a 404 */}
+      <ErrorNote message={link.error ?? remove.error} onRetry={link.error && link.status !== 404 ? link.reload : undefined} />
       {link.loading && !link.data && <Loading what="Loading the link" />}
       {d && link.data && (
         <>
-          <p className="sub">
-            → <a href={d.longurl} rel="noreferrer noopener" target="_blank">{d.longurl}</a>
-            {d.title ? ` · ${d.title}` : ''} · created {formatDateTime(d.date)}
-            {d.expiry ? ` · expires ${formatDateTime(d.expiry)}` : ''}
-            {d.password ? ' · password protected' : ''}
-          </p>
+          {/* a title and a destination may be long words (255 and 2,000 characters): a few lines each, the rest on request */}
+          <div className="link-facts">
+            {d.title && (
+              <LongText what="the title" className="facts-title">
+                {d.title}
+              </LongText>
+            )}
+            <LongText what="the destination" className="sub">
+              <span aria-hidden="true">→ </span>
+              <span className="offscreen">Destination: </span>
+              <a href={d.longurl} rel="noreferrer noopener" target="_blank">
+                {d.longurl}
+              </a>
+            </LongText>
+            <p className="sub">
+              Created {formatDateTime(d.date)}
+              {d.expiry ? ` · expires ${formatDateTime(d.expiry)}` : ''}
+              {d.password ? ' · password protected' : ''}
+            </p>
+          </div>
           <StatsView base={`/api/url/${id}`} summary={link.data.data} noun="Clicks" />
           <Modal title="QR code" open={qr} onClose={() => setQr(false)}>
             <LinkQr url={d.shorturl} name={d.alias ?? 'link'} />

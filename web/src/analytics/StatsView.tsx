@@ -1,4 +1,5 @@
-import { useId, useMemo, useState } from 'react'
+import { useEffect, useId, useMemo, useState } from 'react'
+import { useSearchParams } from 'react-router'
 import { ApiError, api, qs } from '../api/client'
 import type { LinkStatsSummary, Stats, StatsSeriesPoint, TopMap } from '../api/types'
 import { LineChart, type Series } from '../ui/Chart'
@@ -7,6 +8,7 @@ import { useLoad } from '../ui/hooks'
 import { ErrorNote, Field, Loading } from '../ui/parts'
 
 type Preset = '24h' | 7 | 30 | 90 | 365
+type Interval = 'day' | 'hour'
 
 const PRESETS: { id: Preset; label: string }[] = [
   { id: '24h', label: '24 hours' },
@@ -45,6 +47,8 @@ function rangeOf(preset: Preset, now = new Date()): Range {
 }
 
 const daysOf = (from: string, to: string) => Math.round((Date.parse(to) - Date.parse(from)) / DAY_MS) + 1
+/** A `YYYY-MM-DD` that is a real day (not 2026-02-30). */
+const isDay = (v: string | null): v is string => !!v && /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(v)) && isoDay(new Date(v)) === v
 const readDay = (day: string) => fullDay.format(new Date(`${day}T00:00:00Z`))
 
 /** What is wrong with a typed range, in words, or undefined when the API would take it. */
@@ -54,6 +58,24 @@ function rangeProblem(from: string, to: string): string | undefined {
   if (from > to) return `From (${readDay(from)}) is after To (${readDay(to)}): choose a From date on or before the To date.`
   if (daysOf(from, to) - 1 > MAX_SPAN_DAYS) return `From and To are ${daysOf(from, to) - 1} days apart; the most is ${MAX_SPAN_DAYS}.`
   return undefined
+}
+
+/**
+ * The range and interval the address names (`from`, `to`, `interval`, and `range=24h` for the last
+ * 24 hours), so a reload or a shared address shows the same figures. A value the API would refuse
+ * falls back to the default: 30 days, daily.
+ */
+function readRange(params: URLSearchParams, now = new Date()): { range: Range; interval: Interval } {
+  const from = params.get('from')
+  const to = params.get('to')
+  const fallback = { range: rangeOf(30, now), interval: 'day' as const }
+  if (!isDay(from) || !isDay(to) || rangeProblem(from, to)) return fallback
+  // the last 24 hours, while those are still the same two days; later the two days as they are
+  const last24 = rangeOf('24h', now)
+  if (params.get('range') === '24h' && from === last24.from && to === last24.to) return { range: last24, interval: 'hour' }
+  const preset = PRESETS.find((p) => p.id !== '24h' && rangeOf(p.id, now).from === from && rangeOf(p.id, now).to === to)?.id ?? null
+  const interval = params.get('interval') === 'hour' && daysOf(from, to) <= MAX_HOUR_DAYS ? 'hour' : 'day'
+  return { range: { from, to, preset }, interval }
 }
 
 type Loaded = { kind: 'stats'; stats: Stats } | { kind: 'fallback' }
@@ -66,18 +88,25 @@ const sum = (points: StatsSeriesPoint[]): Required<Totals> =>
  * Analytics of a link or QR code: GET /api/{url,qr}/:id/stats (DECISIONS §10.2). Until that route
  * exists on a server (404 while the object itself exists), the all-time totals are shown instead.
  * The date inputs are checked here: a range the API would refuse is named beside them and never
- * sent, and the cards keep describing the range they were loaded for.
+ * sent, and the cards keep describing the range they were loaded for. The range shown lives in
+ * the address, as the links page keeps its filters there.
  */
 export function StatsView({ base, summary, noun }: { base: string; summary: LinkStatsSummary; noun: 'Clicks' | 'Scans' }) {
-  const [range, setRange] = useState<Range>(() => rangeOf(30))
+  const [params, setParams] = useSearchParams()
+  const named = ['from', 'to', 'interval', 'range'].map((k) => params.get(k)).join(' ')
+  // eslint-disable-next-line react-hooks/exhaustive-deps
+  const { range, interval } = useMemo(() => readRange(params), [named])
   // what the inputs show; it becomes the range once it is one the API takes
   const [draft, setDraft] = useState({ from: range.from, to: range.to })
-  const [interval, setStep] = useState<'day' | 'hour'>('day')
+  // a range from elsewhere (a preset, the address) replaces what the inputs held
+  useEffect(() => setDraft({ from: range.from, to: range.to }), [range.from, range.to])
   const problemId = useId()
   const spanDays = daysOf(range.from, range.to)
   const hourly = interval === 'hour' && spanDays <= MAX_HOUR_DAYS
   const problem = rangeProblem(draft.from, draft.to)
   const lower = noun.toLowerCase()
+  /** "1 click", "2 clicks" */
+  const counted = (n: number) => `${n} ${n === 1 ? lower.replace(/s$/, '') : lower}`
 
   const loaded = useLoad<Loaded>(async () => {
     try {
@@ -89,15 +118,22 @@ export function StatsView({ base, summary, noun }: { base: string; summary: Link
     }
   }, [base, range.from, range.to, hourly])
 
+  /** Show `r` by `step`: into the address, replacing its entry (a typed date is no page of its own for Back). */
+  function showRange(r: Range, step: Interval) {
+    const next = new URLSearchParams(params)
+    next.set('from', r.from)
+    next.set('to', r.to)
+    next.set('interval', step)
+    if (r.preset === '24h') next.set('range', '24h')
+    else next.delete('range')
+    setParams(next, { replace: true })
+  }
   function choose(preset: Preset) {
-    const r = rangeOf(preset)
-    setRange(r)
-    setDraft({ from: r.from, to: r.to })
-    setStep(preset === '24h' || preset <= MAX_HOUR_DAYS ? 'hour' : 'day')
+    showRange(rangeOf(preset), preset === '24h' || preset <= MAX_HOUR_DAYS ? 'hour' : 'day')
   }
   function type(next: { from: string; to: string }) {
     setDraft(next)
-    if (!rangeProblem(next.from, next.to)) setRange({ from: next.from, to: next.to, preset: null })
+    if (!rangeProblem(next.from, next.to)) showRange({ from: next.from, to: next.to, preset: null }, interval)
   }
 
   const stats = loaded.data?.kind === 'stats' ? loaded.data.stats : undefined
@@ -120,7 +156,8 @@ export function StatsView({ base, summary, noun }: { base: string; summary: Link
     const series: Series[] = [
       { label: noun, values: points.map((p) => p.clicks), colorVar: '--accent', fill: true },
       { label: `Unique ${lower}`, values: points.map((p) => p.uniqueClicks), colorVar: '--good' },
-      { label: 'Bots', values: points.map((p) => p.botClicks), colorVar: '--warn' },
+      // the cards' words: "Bot clicks", not "Bots"
+      { label: `Bot ${lower}`, values: points.map((p) => p.botClicks), colorVar: '--warn' },
     ]
     return { labels, series }
   }, [stats, points, noun, lower])
@@ -135,10 +172,14 @@ export function StatsView({ base, summary, noun }: { base: string; summary: Link
   const windowTo = last24 && points?.length ? parseApiDate(points[points.length - 1].date) : null
   const described = last24 && windowFrom && windowTo ? `the last 24 hours, ${fullHour.format(windowFrom)} to ${fullHour.format(new Date(windowTo.getTime() + 3_600_000))} UTC` : stats ? `${readDay(stats.from)} to ${readDay(stats.to)}` : ''
   const rangeCard = last24 ? '24 hours' : stats ? `${spanDays} ${spanDays === 1 ? 'day' : 'days'}` : allTime ? 'All time' : '—'
+  // a range without a single click draws no flat line on a 0 to 1 axis: it says so instead
+  const quiet = !!points && points.every((p) => !p.clicks && !p.uniqueClicks && !p.botClicks)
   const chartName =
-    stats && totals
-      ? `${noun} over time, ${described}: ${totals.clicks} ${lower}, ${totals.uniqueClicks} unique, ${totals.botClicks} from bots`
-      : `${noun} over time: ${summary.clicks} ${lower} in total`
+    stats && quiet
+      ? `${noun} over time, ${described}: no ${lower} in this range`
+      : stats && totals
+        ? `${noun} over time, ${described}: ${counted(totals.clicks)}, ${totals.uniqueClicks} unique, ${totals.botClicks} from bots`
+        : `${noun} over time: ${counted(summary.clicks)} in total`
   const show = (n: number | undefined) => (n === undefined ? '—' : formatNumber(n))
   const apiTotals = stats?.totals
   const differs = last24 && totals && apiTotals && (apiTotals.clicks !== totals.clicks || apiTotals.uniqueClicks !== totals.uniqueClicks || apiTotals.botClicks !== totals.botClicks)
@@ -207,9 +248,8 @@ export function StatsView({ base, summary, noun }: { base: string; summary: Link
                   id={id}
                   value={hourly ? 'hour' : 'day'}
                   onChange={(e) => {
-                    setStep(e.target.value as 'day' | 'hour')
                     // daily figures of the 24-hour preset are its two UTC days: no longer that preset
-                    if (range.preset === '24h') setRange({ from: range.from, to: range.to, preset: null })
+                    showRange({ ...range, preset: range.preset === '24h' ? null : range.preset }, e.target.value === 'hour' ? 'hour' : 'day')
                   }}
                 >
                   <option value="day">Daily</option>
@@ -244,7 +284,11 @@ export function StatsView({ base, summary, noun }: { base: string; summary: Link
         {loaded.data?.kind === 'fallback' && (
           <p className="note">Daily figures are not available on this server yet; the totals are all-time.</p>
         )}
-        {chart ? (
+        {chart && quiet ? (
+          <div className="chart-box quiet" role="img" aria-label={chartName}>
+            <p>No {lower} in this range</p>
+          </div>
+        ) : chart ? (
           <LineChart labels={chart.labels} series={chart.series} name={chartName} />
         ) : (
           loaded.data && <LineChart labels={[]} series={[]} name={chartName} small />
@@ -261,10 +305,10 @@ export function StatsView({ base, summary, noun }: { base: string; summary: Link
                       {noun}
                     </th>
                     <th scope="col" className="num">
-                      Unique
+                      Unique {lower}
                     </th>
                     <th scope="col" className="num">
-                      Bots
+                      Bot {lower}
                     </th>
                   </tr>
                 </thead>

@@ -14,6 +14,8 @@ export function LinkEditPage() {
   const link = useLoad(() => api.get<LinkSingle>(`/api/url/${id}?full=1`), [id])
   const options = useLinkOptions()
   const save = useAction()
+  // a missing link (or another account's) stays missing: no "Try again" for a 404
+  const failed = link.error ? link : options.error ? options : undefined
 
   async function onSubmit(body: Record<string, unknown>) {
     if (await save.run(() => api.put(`/api/url/${id}/update`, body))) {
@@ -28,7 +30,7 @@ export function LinkEditPage() {
         <Link to="/links">Link list</Link> / <Link to={`/links/${id}`}>{link.data?.details.shorturl ?? 'Link'}</Link>
       </p>
       <PageHead title="Edit link" />
-      <ErrorNote message={link.error ?? options.error} onRetry={link.reload} />
+      <ErrorNote message={failed?.error} onRetry={failed && failed.status !== 404 ? failed.reload : undefined} />
       {(link.loading || options.loading) && <Loading />}
       {link.data && options.data && (
         <div className="card">

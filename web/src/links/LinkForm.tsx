@@ -1,21 +1,26 @@
-import { useState, type FormEvent } from 'react'
+import { useId, useLayoutEffect, useMemo, useRef, useState, type FormEvent } from 'react'
 import type { LinkDetails } from '../api/types'
 import { DEVICES } from '../api/types'
 import { COUNTRY_OPTIONS, apiToLocalInput, countryName, localInputToApi } from '../ui/format'
 import { ErrorNote, Field } from '../ui/parts'
 import type { LinkOptions } from './options'
-import { TargetRows, type Row } from './TargetRows'
+import { TargetRows, type Refusal, type Row } from './TargetRows'
+import { LISTS, readRefusal, type ListName, type Sent } from './refusal'
 import { SocialCard } from './SocialCard'
 
 const toRows = (m: Record<string, string> | undefined): Row[] => Object.entries(m ?? {}).map(([key, link]) => ({ key, link }))
-const fromRows = (rows: Row[], keyName: string) => rows.filter((r) => r.key.trim() && r.link.trim()).map((r) => ({ [keyName]: r.key.trim(), link: r.link.trim() }))
+const filled = (r: Row) => !!(r.key.trim() && r.link.trim())
+const fromRows = (rows: Row[], keyName: string) => rows.filter(filled).map((r) => ({ [keyName]: r.key.trim(), link: r.link.trim() }))
+/** The form row of each entry sent (blank rows are left out), to find the row an API message numbers. */
+const sentRows = (rows: Row[], keep: (r: Row) => boolean) => rows.flatMap((r, i) => (keep(r) ? [i] : []))
 
 const LANGUAGES = ['en', 'de', 'fr', 'es', 'it', 'pt', 'nl', 'pl', 'sv', 'da', 'fi', 'no', 'cs', 'tr', 'ru', 'uk', 'ar', 'he', 'hi', 'ja', 'ko', 'zh']
 const languageNames = new Intl.DisplayNames(['en'], { type: 'language' })
 
 /**
  * Create and edit form with every field of /api/url/add. It only gathers values: the API decides
- * what is allowed (plan switches, taken aliases, bad URLs) and its message is shown as is.
+ * what is allowed (plan switches, taken aliases, bad URLs) and its message is shown, with the
+ * field it names marked (and its section opened) and called by its label here.
  */
 export function LinkForm(props: {
   mode: 'create' | 'edit'
@@ -60,6 +65,25 @@ export function LinkForm(props: {
   const edit = props.mode === 'edit'
   const blank = (v: string) => (v.trim() === '' ? (edit ? null : undefined) : v.trim())
 
+  // the refusal of the last submit: which field, read against what that submit sent
+  const form = useRef<HTMLFormElement>(null)
+  const sent = useRef<Sent>({ rows: {}, pixels: [] })
+  const errorId = useId()
+  const refused = useMemo(() => (props.error ? readRefusal(props.error, sent.current) : undefined), [props.error])
+  const refusal = (field: string, hint?: string): Refusal => {
+    const bad = refused?.field === field && !refused.row
+    return { 'aria-invalid': bad || undefined, 'aria-describedby': [hint, bad ? errorId : undefined].filter(Boolean).join(' ') || undefined }
+  }
+  const refusedRow = (list: ListName) => (refused?.field === list && refused.row ? { ...refused.row, refusal: { 'aria-invalid': true as const, 'aria-describedby': errorId } } : undefined)
+  // a refused field in a closed section must be seen: its section opens, before the message takes
+  // focus (a layout effect runs first), so the section's height does not push the message off screen
+  useLayoutEffect(() => {
+    form.current?.querySelectorAll('[aria-invalid="true"], [data-refused]').forEach((el) => {
+      const section = el.closest('details')
+      if (section) section.open = true
+    })
+  }, [refused])
+
   function submit(e: FormEvent) {
     e.preventDefault()
     const body: Record<string, unknown> = {
@@ -95,11 +119,15 @@ export function LinkForm(props: {
     if (cacheTtl.trim() !== String(d?.cachettl ?? 0)) body.cachettl = cacheTtl.trim() === '' ? (edit ? null : undefined) : Number(cacheTtl)
     body.fallback = blank(fallback)
     for (const k of Object.keys(body)) if (body[k] === undefined) delete body[k]
+    sent.current = {
+      rows: { geotarget: sentRows(geo, filled), devicetarget: sentRows(device, filled), languagetarget: sentRows(language, filled), parameters: sentRows(params, (p) => !!p.key.trim()) },
+      pixels,
+    }
     props.onSubmit(body)
   }
 
-  const countryInput = (id: string, value: string, set: (v: string) => void) => (
-    <select id={id} value={value} onChange={(e) => set(e.target.value)}>
+  const countryInput = (id: string, value: string, set: (v: string) => void, _label: string, bad?: Refusal) => (
+    <select id={id} {...bad} value={value} onChange={(e) => set(e.target.value)}>
       <option value="">Choose a country</option>
       {/* a code saved before the list changed stays visible rather than silently becoming "Choose" */}
       {value && !COUNTRY_OPTIONS.some((c) => c.code === value) && <option value={value}>{countryName(value)}</option>}
@@ -110,16 +138,16 @@ export function LinkForm(props: {
       ))}
     </select>
   )
-  const deviceInput = (id: string, value: string, set: (v: string) => void) => (
-    <select id={id} value={value} onChange={(e) => set(e.target.value)}>
+  const deviceInput = (id: string, value: string, set: (v: string) => void, _label: string, bad?: Refusal) => (
+    <select id={id} {...bad} value={value} onChange={(e) => set(e.target.value)}>
       <option value="">Choose a device</option>
       {DEVICES.map((dv) => (
         <option key={dv}>{dv}</option>
       ))}
     </select>
   )
-  const languageInput = (id: string, value: string, set: (v: string) => void) => (
-    <select id={id} value={value} onChange={(e) => set(e.target.value)}>
+  const languageInput = (id: string, value: string, set: (v: string) => void, _label: string, bad?: Refusal) => (
+    <select id={id} {...bad} value={value} onChange={(e) => set(e.target.value)}>
       <option value="">Choose a language</option>
       {LANGUAGES.map((l) => (
         <option key={l} value={l}>
@@ -128,20 +156,21 @@ export function LinkForm(props: {
       ))}
     </select>
   )
-  const textInput = (id: string, value: string, set: (v: string) => void) => <input id={id} value={value} onChange={(e) => set(e.target.value)} />
+  const textInput = (id: string, value: string, set: (v: string) => void, _label: string, bad?: Refusal) => <input id={id} {...bad} value={value} onChange={(e) => set(e.target.value)} />
+  const list = (name: ListName) => ({ legend: LISTS[name].legend, keyLabel: LISTS[name].key, linkLabel: LISTS[name].link, addLabel: LISTS[name].add, refused: refusedRow(name), refusedAll: refused?.field === name && !refused.row ? errorId : undefined })
 
   return (
-    <form onSubmit={submit} noValidate>
+    <form onSubmit={submit} noValidate ref={form}>
       <Field label="Destination URL" hint="Where the short link sends visitors.">
-        {(id, hint) => <input id={id} aria-describedby={hint} type="url" required value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://example.com/page" />}
+        {(id, hint) => <input id={id} {...refusal('url', hint)} type="url" required value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://example.com/page" />}
       </Field>
       <div className="row">
         <Field label="Alias" hint="Optional; a random one is chosen otherwise.">
-          {(id, hint) => <input id={id} aria-describedby={hint} value={alias} onChange={(e) => setAlias(e.target.value)} autoComplete="off" />}
+          {(id, hint) => <input id={id} {...refusal('custom', hint)} value={alias} onChange={(e) => setAlias(e.target.value)} autoComplete="off" />}
         </Field>
         <Field label="Domain">
           {(id) => (
-            <select id={id} value={domain} onChange={(e) => setDomain(e.target.value)}>
+            <select id={id} {...refusal('domain')} value={domain} onChange={(e) => setDomain(e.target.value)}>
               <option value="">Default domain</option>
               {o.domains.map((dm) => (
                 <option key={dm.id} value={dm.domain}>
@@ -152,10 +181,10 @@ export function LinkForm(props: {
           )}
         </Field>
       </div>
-      <Field label="Title">{(id) => <input id={id} value={title} onChange={(e) => setTitle(e.target.value)} />}</Field>
+      <Field label="Title">{(id) => <input id={id} {...refusal('title')} value={title} onChange={(e) => setTitle(e.target.value)} />}</Field>
       {!edit && (
         <Field label="Note" hint="Only you see it.">
-          {(id, hint) => <textarea id={id} aria-describedby={hint} value={description} onChange={(e) => setDescription(e.target.value)} rows={2} />}
+          {(id, hint) => <textarea id={id} {...refusal('description', hint)} value={description} onChange={(e) => setDescription(e.target.value)} rows={2} />}
         </Field>
       )}
 
@@ -164,7 +193,7 @@ export function LinkForm(props: {
         <div>
           <Field label="Redirect type">
             {(id) => (
-              <select id={id} value={type} onChange={(e) => setType(e.target.value)}>
+              <select id={id} {...refusal('type')} value={type} onChange={(e) => setType(e.target.value)}>
                 <option value="direct">Direct redirect (default)</option>
                 <option value="frame">Frame (keeps the short URL in the address bar)</option>
                 <option value="splash">Splash page with a countdown</option>
@@ -191,10 +220,10 @@ export function LinkForm(props: {
           </Field>
           <div className="row">
             <Field label="Password" hint={edit && d?.password ? 'This link has a password; type a new one to change it.' : 'Visitors must type it before they are sent on.'}>
-              {(id, hint) => <input id={id} aria-describedby={hint} type="password" value={password} onChange={(e) => setPassword(e.target.value)} autoComplete="new-password" />}
+              {(id, hint) => <input id={id} {...refusal('password', hint)} type="password" value={password} onChange={(e) => setPassword(e.target.value)} autoComplete="new-password" />}
             </Field>
             <Field label="Expiry" hint="In your time zone; after it the link stops working.">
-              {(id, hint) => <input id={id} aria-describedby={hint} type="datetime-local" value={expiry} onChange={(e) => setExpiry(e.target.value)} />}
+              {(id, hint) => <input id={id} {...refusal('expiry', hint)} type="datetime-local" value={expiry} onChange={(e) => setExpiry(e.target.value)} />}
             </Field>
           </div>
           {edit && d?.password && (
@@ -205,7 +234,7 @@ export function LinkForm(props: {
           {!edit && (
             <Field label="Statistics page">
               {(id) => (
-                <select id={id} value={status} onChange={(e) => setStatus(e.target.value as 'public' | 'private')}>
+                <select id={id} {...refusal('status')} value={status} onChange={(e) => setStatus(e.target.value as 'public' | 'private')}>
                   <option value="private">Private</option>
                   <option value="public">Public</option>
                 </select>
@@ -221,7 +250,7 @@ export function LinkForm(props: {
           <div className="row">
             <Field label="Redirect status" hint="301 and 308 are permanent (search engines move to the destination); 302 and 307 are temporary.">
               {(id, hint) => (
-                <select id={id} aria-describedby={hint} value={redirectStatus} onChange={(e) => setRedirectStatus(e.target.value)}>
+                <select id={id} {...refusal('redirectstatus', hint)} value={redirectStatus} onChange={(e) => setRedirectStatus(e.target.value)}>
                   {!edit && <option value="">Service default</option>}
                   {['301', '302', '307', '308'].map((v) => (
                     <option key={v}>{v}</option>
@@ -233,11 +262,11 @@ export function LinkForm(props: {
               label="Cache lifetime (seconds)"
               hint="Above 0, browsers and proxies may answer repeat visits themselves, so those visits never reach Kurz and are not counted as clicks."
             >
-              {(id, hint) => <input id={id} aria-describedby={hint} type="number" min={0} step={1} value={cacheTtl} onChange={(e) => setCacheTtl(e.target.value)} />}
+              {(id, hint) => <input id={id} {...refusal('cachettl', hint)} type="number" min={0} step={1} value={cacheTtl} onChange={(e) => setCacheTtl(e.target.value)} />}
             </Field>
           </div>
           <Field label="Fallback URL" hint="Where visitors go while the destination fails its health check.">
-            {(id, hint) => <input id={id} aria-describedby={hint} type="url" value={fallback} onChange={(e) => setFallback(e.target.value)} placeholder="https://example.com/maintenance" />}
+            {(id, hint) => <input id={id} {...refusal('fallback', hint)} type="url" value={fallback} onChange={(e) => setFallback(e.target.value)} placeholder="https://example.com/maintenance" />}
           </Field>
         </div>
       </details>
@@ -245,9 +274,9 @@ export function LinkForm(props: {
       <details className="section" open={geo.length + device.length + language.length > 0}>
         <summary>Targeting</summary>
         <div>
-          <TargetRows legend="By country" keyLabel="Country" linkLabel="Country URL" addLabel="Add country" rows={geo} onChange={setGeo} keyInput={countryInput} />
-          <TargetRows legend="By device" keyLabel="Device" linkLabel="Device URL" addLabel="Add device" rows={device} onChange={setDevice} keyInput={deviceInput} />
-          <TargetRows legend="By language" keyLabel="Language" linkLabel="Language URL" addLabel="Add language" rows={language} onChange={setLanguage} keyInput={languageInput} />
+          <TargetRows {...list('geotarget')} rows={geo} onChange={setGeo} keyInput={countryInput} />
+          <TargetRows {...list('devicetarget')} rows={device} onChange={setDevice} keyInput={deviceInput} />
+          <TargetRows {...list('languagetarget')} rows={language} onChange={setLanguage} keyInput={languageInput} />
         </div>
       </details>
 
@@ -255,18 +284,15 @@ export function LinkForm(props: {
         <summary>Deep links and parameters</summary>
         <div>
           <label className="check">
-            <input type="checkbox" checked={deepAuto} onChange={(e) => setDeepAuto(e.target.checked)} /> Build app links from the destination automatically
+            <input type="checkbox" {...refusal('deeplink.auto')} checked={deepAuto} onChange={(e) => setDeepAuto(e.target.checked)} /> Build app links from the destination automatically
           </label>
           <div className="row">
-            <Field label="App Store link">{(id) => <input id={id} type="url" value={apple} onChange={(e) => setApple(e.target.value)} placeholder="https://apps.apple.com/…" />}</Field>
-            <Field label="Google Play link">{(id) => <input id={id} type="url" value={google} onChange={(e) => setGoogle(e.target.value)} placeholder="https://play.google.com/…" />}</Field>
+            <Field label="App Store link">{(id) => <input id={id} {...refusal('deeplink.apple')} type="url" value={apple} onChange={(e) => setApple(e.target.value)} placeholder="https://apps.apple.com/…" />}</Field>
+            <Field label="Google Play link">{(id) => <input id={id} {...refusal('deeplink.google')} type="url" value={google} onChange={(e) => setGoogle(e.target.value)} placeholder="https://play.google.com/…" />}</Field>
           </div>
           <TargetRows
-            legend="Parameters"
+            {...list('parameters')}
             hint="Added to the destination's query string."
-            keyLabel="Parameter name"
-            linkLabel="Parameter value"
-            addLabel="Add parameter"
             linkType="text"
             rows={params}
             onChange={setParams}
@@ -281,7 +307,7 @@ export function LinkForm(props: {
           <div className="row">
             <Field label="Channel">
               {(id) => (
-                <select id={id} value={channel} onChange={(e) => setChannel(e.target.value)}>
+                <select id={id} {...refusal('channel')} value={channel} onChange={(e) => setChannel(e.target.value)}>
                   <option value="">None</option>
                   {o.channels.map((c) => (
                     <option key={c.id} value={c.id}>
@@ -293,7 +319,7 @@ export function LinkForm(props: {
             </Field>
             <Field label="Campaign">
               {(id) => (
-                <select id={id} value={campaign} onChange={(e) => setCampaign(e.target.value)}>
+                <select id={id} {...refusal('campaign')} value={campaign} onChange={(e) => setCampaign(e.target.value)}>
                   <option value="">None</option>
                   {o.campaigns.map((c) => (
                     <option key={c.id} value={c.id}>
@@ -304,12 +330,12 @@ export function LinkForm(props: {
               )}
             </Field>
           </div>
-          <fieldset>
+          <fieldset aria-describedby={refused?.field === 'pixels' ? errorId : undefined} data-refused={refused?.field === 'pixels' || undefined}>
             <legend>Pixels</legend>
             {o.pixels.length === 0 && <p className="hint">You have no pixels yet; add them on the Pixels page.</p>}
             {o.pixels.map((p) => (
               <label className="check" key={p.id}>
-                <input type="checkbox" checked={pixels.includes(p.id)} onChange={(e) => setPixels(e.target.checked ? [...pixels, p.id] : pixels.filter((x) => x !== p.id))} />
+                <input type="checkbox" {...refusal(`pixels.${p.id}`)} checked={pixels.includes(p.id)} onChange={(e) => setPixels(e.target.checked ? [...pixels, p.id] : pixels.filter((x) => x !== p.id))} />
                 {p.name} <span className="sub">({p.type})</span>
               </label>
             ))}
@@ -321,17 +347,17 @@ export function LinkForm(props: {
         <summary>Social card</summary>
         <div className="grid two">
           <div>
-            <Field label="Meta title">{(id) => <input id={id} value={metaTitle} onChange={(e) => setMetaTitle(e.target.value)} />}</Field>
-            <Field label="Meta description">{(id) => <textarea id={id} rows={3} value={metaDescription} onChange={(e) => setMetaDescription(e.target.value)} />}</Field>
+            <Field label="Meta title">{(id) => <input id={id} {...refusal('metatitle')} value={metaTitle} onChange={(e) => setMetaTitle(e.target.value)} />}</Field>
+            <Field label="Meta description">{(id) => <textarea id={id} {...refusal('metadescription')} rows={3} value={metaDescription} onChange={(e) => setMetaDescription(e.target.value)} />}</Field>
             <Field label="Meta image URL" hint="A .jpg or .png on https.">
-              {(id, hint) => <input id={id} aria-describedby={hint} type="url" value={metaImage} onChange={(e) => setMetaImage(e.target.value)} />}
+              {(id, hint) => <input id={id} {...refusal('metaimage', hint)} type="url" value={metaImage} onChange={(e) => setMetaImage(e.target.value)} />}
             </Field>
           </div>
           <SocialCard url={url} title={metaTitle || title} description={metaDescription} image={metaImage} />
         </div>
       </details>
 
-      <ErrorNote message={props.error} />
+      <ErrorNote message={refused?.message ?? props.error} id={errorId} />
       <div className="actions">
         {props.onCancel && (
           <button type="button" className="secondary" onClick={props.onCancel}>

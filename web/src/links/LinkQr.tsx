@@ -11,7 +11,7 @@ export function LinkQr({ url, name }: { url: string; name: string }) {
   return (
     <div>
       <div className="qr-preview">{png ? <img src={png} width={320} height={320} alt={`QR code of ${url}`} /> : null}</div>
-      <p className="sub">{url}</p>
+      <p className="sub wrap-anywhere">{url}</p>
       <div className="actions">
         <button type="button" className="secondary" onClick={() => png && download(png, `${name}-qr.png`)}>
           Download PNG

@@ -1,4 +1,4 @@
-import { lazy, Suspense, useState } from 'react'
+import { lazy, Suspense, useEffect, useState } from 'react'
 import { Link, useNavigate, useSearchParams } from 'react-router'
 import { api, qs } from '../api/client'
 import type { V1Link, V1List } from '../api/types'
@@ -7,7 +7,7 @@ import { useConfirm } from '../ui/confirm'
 import { formatDate, formatNumber } from '../ui/format'
 import { useAction, useLoad } from '../ui/hooks'
 import { CopyButton, EmptyState, ErrorNote, Field, Loading, Modal, PageHead, Pager } from '../ui/parts'
-import { SearchInSelect } from '../ui/LinkPicker'
+import { DEFAULT_SEARCH_BY, SearchInSelect, searchBy } from '../ui/LinkPicker'
 import { BulkCreate } from './BulkCreate'
 import { LinkForm } from './LinkForm'
 import { useLinkOptions } from './options'
@@ -32,14 +32,16 @@ export function LinksPage() {
 
   const q = {
     search: params.get('search') ?? '',
-    by: params.get('by') ?? 'url',
+    by: searchBy(params.get('by')),
     sort: params.get('sort') ?? 'desc',
     domain: params.get('domain') ?? '',
     space: params.get('channel') ?? '',
     campaign: params.get('campaign') ?? '',
     page: Number(params.get('page') ?? '1') || 1,
   }
+  // the box shows the applied search, also after Back, Forward or "Clear search and filters"
   const [search, setSearch] = useState(q.search)
+  useEffect(() => setSearch(q.search), [q.search])
   const list = useLoad(
     () => api.get<V1List>(`/api/v1/links${qs({ search: q.search, by: q.by, sort: q.sort, domain: q.domain, space: q.space, campaign: q.campaign, per_page: PER_PAGE, page: q.page })}`),
     [params.toString()],
@@ -50,6 +52,9 @@ export function LinksPage() {
     if (!('page' in patch)) next.delete('page')
     setParams(next)
   }
+  // a filter applies at once, with the words in the box as they are now: the list never shows the
+  // last submitted words while the box says something else
+  const filter = (patch: Record<string, string>) => set({ search: search.trim(), ...patch })
 
   async function onCreate(body: Record<string, unknown>) {
     let short = ''
@@ -114,60 +119,64 @@ export function LinksPage() {
           set({ search: search.trim() })
         }}
       >
-        <Field label="Search links" className="search">
-          {(id) => <input id={id} type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="Part of an address, alias or title" />}
-        </Field>
-        <SearchInSelect value={q.by} onChange={(by) => set({ by })} />
-        <Field label="Sort by">
-          {(id) => (
-            <select id={id} value={q.sort} onChange={(e) => set({ sort: e.target.value })}>
-              <option value="desc">Newest first</option>
-              <option value="asc">Oldest first</option>
-              <option value="max">Most clicks</option>
-              <option value="min">Fewest clicks</option>
-            </select>
-          )}
-        </Field>
-        <Field label="Domain filter">
-          {(id) => (
-            <select id={id} value={q.domain} onChange={(e) => set({ domain: e.target.value })}>
-              <option value="">All domains</option>
-              <PendingOption value={q.domain} among={options.data?.domains} />
-              {options.data?.domains.map((d) => (
-                <option key={d.id} value={d.id}>
-                  {d.domain.replace(/^https?:\/\//, '')}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-        <Field label="Channel filter">
-          {(id) => (
-            <select id={id} value={q.space} onChange={(e) => set({ channel: e.target.value })}>
-              <option value="">All channels</option>
-              <PendingOption value={q.space} among={options.data?.channels} />
-              {options.data?.channels.map((c) => (
-                <option key={c.id} value={c.id}>
-                  {c.name}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-        <Field label="Campaign filter">
-          {(id) => (
-            <select id={id} value={q.campaign} onChange={(e) => set({ campaign: e.target.value })}>
-              <option value="">All campaigns</option>
-              <PendingOption value={q.campaign} among={options.data?.campaigns} />
-              {options.data?.campaigns.map((c) => (
-                <option key={c.id} value={c.id}>
-                  {c.name}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-        <button type="submit">Search</button>
+        <div className="toolbar-row">
+          <Field label="Search links" className="search">
+            {(id) => <input id={id} type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="Part of an address, alias or title" />}
+          </Field>
+          <SearchInSelect value={q.by} onChange={(by) => filter({ by: by === DEFAULT_SEARCH_BY ? '' : by })} />
+          <button type="submit">Search</button>
+        </div>
+        <div className="toolbar-row filters">
+          <Field label="Sort by">
+            {(id) => (
+              <select id={id} value={q.sort} onChange={(e) => filter({ sort: e.target.value })}>
+                <option value="desc">Newest first</option>
+                <option value="asc">Oldest first</option>
+                <option value="max">Most clicks</option>
+                <option value="min">Fewest clicks</option>
+              </select>
+            )}
+          </Field>
+          <Field label="Domain filter">
+            {(id) => (
+              <select id={id} value={q.domain} onChange={(e) => filter({ domain: e.target.value })}>
+                <option value="">All domains</option>
+                <PendingOption value={q.domain} among={options.data?.domains} />
+                {options.data?.domains.map((d) => (
+                  <option key={d.id} value={d.id}>
+                    {d.domain.replace(/^https?:\/\//, '')}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
+          <Field label="Channel filter">
+            {(id) => (
+              <select id={id} value={q.space} onChange={(e) => filter({ channel: e.target.value })}>
+                <option value="">All channels</option>
+                <PendingOption value={q.space} among={options.data?.channels} />
+                {options.data?.channels.map((c) => (
+                  <option key={c.id} value={c.id}>
+                    {c.name}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
+          <Field label="Campaign filter">
+            {(id) => (
+              <select id={id} value={q.campaign} onChange={(e) => filter({ campaign: e.target.value })}>
+                <option value="">All campaigns</option>
+                <PendingOption value={q.campaign} among={options.data?.campaigns} />
+                {options.data?.campaigns.map((c) => (
+                  <option key={c.id} value={c.id}>
+                    {c.name}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
+        </div>
       </form>
 
       <ErrorNote message={remove.error} />

@@ -6,6 +6,19 @@ export interface Row {
   link: string
 }
 
+/** What marks a field the API refused: aria-invalid, and the refusal's message among its descriptions. */
+export interface Refusal {
+  'aria-invalid'?: true
+  'aria-describedby'?: string
+}
+
+/** The row and part (its key or its URL) the API's message names. */
+export interface RefusedRow {
+  index: number
+  part: 'key' | 'link'
+  refusal: Refusal
+}
+
 /** Add/remove rows of "when <key> then <url>" (countries, devices, languages, parameters). */
 export function TargetRows(props: {
   legend: string
@@ -14,21 +27,25 @@ export function TargetRows(props: {
   addLabel: string
   rows: Row[]
   onChange: (rows: Row[]) => void
-  keyInput: (id: string, value: string, set: (v: string) => void, label: string) => ReactNode
+  keyInput: (id: string, value: string, set: (v: string) => void, label: string, refusal?: Refusal) => ReactNode
   linkType?: 'url' | 'text'
   hint?: string
+  refused?: RefusedRow
+  /** the id of the message refusing the whole list ("must have at most 100 entries") */
+  refusedAll?: string
 }) {
   const set = (i: number, patch: Partial<Row>) => props.onChange(props.rows.map((r, j) => (j === i ? { ...r, ...patch } : r)))
+  const refusal = (i: number, part: RefusedRow['part']) => (props.refused?.index === i && props.refused.part === part ? props.refused.refusal : undefined)
   return (
-    <fieldset>
+    <fieldset aria-describedby={props.refusedAll} data-refused={props.refusedAll ? true : undefined}>
       <legend>{props.legend}</legend>
       {props.hint && <p className="hint">{props.hint}</p>}
       {props.rows.map((row, i) => (
         <div className="target-row" key={i}>
-          <Field label={`${props.keyLabel} ${i + 1}`}>{(id) => props.keyInput(id, row.key, (v) => set(i, { key: v }), props.keyLabel)}</Field>
+          <Field label={`${props.keyLabel} ${i + 1}`}>{(id) => props.keyInput(id, row.key, (v) => set(i, { key: v }), props.keyLabel, refusal(i, 'key'))}</Field>
           <Field label={`${props.linkLabel} ${i + 1}`}>
             {(id) => (
-              <input id={id} type={props.linkType ?? 'url'} value={row.link} onChange={(e) => set(i, { link: e.target.value })} placeholder={props.linkType === 'text' ? '' : 'https://'} />
+              <input id={id} {...refusal(i, 'link')} type={props.linkType ?? 'url'} value={row.link} onChange={(e) => set(i, { link: e.target.value })} placeholder={props.linkType === 'text' ? '' : 'https://'} />
             )}
           </Field>
           <button type="button" className="secondary" onClick={() => props.onChange(props.rows.filter((_, j) => j !== i))} aria-label={`Remove ${props.keyLabel.toLowerCase()} row ${i + 1}`}>

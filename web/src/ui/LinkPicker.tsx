@@ -4,14 +4,24 @@ import type { V1Link, V1List } from '../api/types'
 import { useLoad } from './hooks'
 import { ErrorNote, Field, Loading } from './parts'
 
-/** Where a link search looks (v1's `by`): the links page and every link search offer the same three. */
-export type SearchBy = 'url' | 'alias' | 'title'
+/**
+ * Where a link search looks (v1's `by`): everywhere by default (alias, destination and title at
+ * once, as the search box's placeholder promises), or one of them to narrow it. The links page and
+ * every link search offer the same four.
+ */
+const SEARCH_BY = ['any', 'url', 'alias', 'title'] as const
+export type SearchBy = (typeof SEARCH_BY)[number]
+export const DEFAULT_SEARCH_BY: SearchBy = 'any'
 
-export function SearchInSelect({ value, onChange }: { value: string; onChange: (by: SearchBy) => void }) {
+/** A `by` read from an address: an unknown one is the default, not a request the API refuses. */
+export const searchBy = (value: string | null): SearchBy => SEARCH_BY.find((b) => b === value) ?? DEFAULT_SEARCH_BY
+
+export function SearchInSelect({ value, onChange }: { value: SearchBy; onChange: (by: SearchBy) => void }) {
   return (
     <Field label="Search in">
       {(id) => (
-        <select id={id} value={value} onChange={(e) => onChange(e.target.value as SearchBy)}>
+        <select id={id} value={value} onChange={(e) => onChange(searchBy(e.target.value))}>
+          <option value="any">Everywhere</option>
           <option value="url">Destinations</option>
           <option value="alias">Aliases</option>
           <option value="title">Titles</option>
@@ -27,7 +37,7 @@ export function SearchInSelect({ value, onChange }: { value: string; onChange: (
  */
 export function LinkSearch({ label, error, row }: { label?: string; error?: string; row: (link: V1Link) => ReactNode }) {
   const [search, setSearch] = useState('')
-  const [by, setBy] = useState<SearchBy>('url')
+  const [by, setBy] = useState<SearchBy>(DEFAULT_SEARCH_BY)
   const list = useLoad(() => api.get<V1List>(`/api/v1/links${qs({ search: search.trim(), by, per_page: 10 })}`), [search, by])
   return (
     <div>

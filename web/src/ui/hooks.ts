@@ -1,23 +1,26 @@
 import { useCallback, useEffect, useRef, useState } from 'react'
+import { ApiError } from '../api/client'
 
 export interface Loaded<T> {
   data?: T
   error?: string
+  /** the HTTP status of the failure (0: no answer): a 404 is not worth a "Try again" */
+  status?: number
   loading: boolean
   reload: () => void
 }
 
 /** Load, show, act: runs `load` whenever `deps` change and keeps the latest answer only. */
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
-  const [state, setState] = useState<{ data?: T; error?: string; loading: boolean }>({ loading: true })
+  const [state, setState] = useState<{ data?: T; error?: string; status?: number; loading: boolean }>({ loading: true })
   const [tick, setTick] = useState(0)
   const seq = useRef(0)
   useEffect(() => {
     const mine = ++seq.current
-    setState((s) => ({ ...s, loading: true, error: undefined }))
+    setState((s) => ({ ...s, loading: true, error: undefined, status: undefined }))
     load().then(
       (data) => mine === seq.current && setState({ data, loading: false }),
-      (err: Error) => mine === seq.current && setState({ error: err.message, loading: false }),
+      (err: Error) => mine === seq.current && setState({ error: err.message, status: err instanceof ApiError ? err.status : undefined, loading: false }),
     )
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [...deps, tick])

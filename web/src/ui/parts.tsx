@@ -1,5 +1,6 @@
-import { useEffect, useId, useRef, useState, type ReactNode } from 'react'
+import { useEffect, useId, useLayoutEffect, useRef, useState, type ReactNode } from 'react'
 import { announce } from './announce'
+import { moveFocus } from './focus'
 
 /** A labelled form field; the label text is the field's accessible name. */
 export function Field(props: { label: string; hint?: string; error?: string; children: (id: string, describedBy?: string) => ReactNode; className?: string }) {
@@ -26,15 +27,76 @@ export function Loading({ what = 'Loading' }: { what?: string }) {
   )
 }
 
-/** The API's message, as the page's answer to a refused action. */
-export function ErrorNote({ message, onRetry }: { message?: string; onRetry?: () => void }) {
+/**
+ * The form whose submit the page is answering, until the visitor acts again (a key or a click
+ * before the answer means they have moved on, and their focus stays where they put it).
+ */
+let submitted: HTMLFormElement | null = null
+document.addEventListener('submit', (e) => (submitted = e.target instanceof HTMLFormElement ? e.target : null), true)
+for (const type of ['keydown', 'pointerdown']) document.addEventListener(type, () => (submitted = null), true)
+
+/**
+ * Whether a note appearing now answers the last submit: it is inside that form, or that form is
+ * still on the page and focus has fallen to <body> (its button was disabled while the request ran).
+ */
+function answersSubmit(note: HTMLElement): boolean {
+  if (!submitted?.isConnected) return false
+  return submitted.contains(note) || document.activeElement === null || document.activeElement === document.body
+}
+
+/**
+ * The API's message, as the page's answer to a refused action. A refused submit moves focus here,
+ * so the visitor hears and sees why and is not left on <body>; `id` lets a field it names point
+ * at it (aria-describedby).
+ */
+export function ErrorNote({ message, onRetry, id }: { message?: string; onRetry?: () => void; id?: string }) {
+  const note = useRef<HTMLDivElement>(null)
+  useEffect(() => {
+    if (!message || !note.current || !answersSubmit(note.current)) return
+    submitted = null
+    moveFocus(note.current)
+  }, [message])
   if (!message) return null
   return (
-    <div className="error-note" role="alert">
+    <div className="error-note" role="alert" tabIndex={-1} id={id} ref={note}>
       <p>{message}</p>
       {onRetry && (
         <button type="button" className="secondary" onClick={onRetry}>
           Try again
+        </button>
+      )}
+    </div>
+  )
+}
+
+/**
+ * A value that may be very long (a 2,000-character destination, a 255-character title, none of
+ * it with spaces): it wraps anywhere and shows `lines` lines, with a "Show all" button when there
+ * is more. The whole text is always in the page, so screen readers and find-in-page get all of it.
+ */
+export function LongText({ children, what, lines = 2, className = '' }: { children: ReactNode; what: string; lines?: number; className?: string }) {
+  const box = useRef<HTMLDivElement>(null)
+  const [open, setOpen] = useState(false)
+  const [more, setMore] = useState(false)
+  useLayoutEffect(() => {
+    const el = box.current
+    if (!el || open) return
+    const measure = () => setMore(el.scrollHeight > el.clientHeight + 1)
+    measure()
+    // a narrower window may clip a value that fitted
+    const watch = new ResizeObserver(measure)
+    watch.observe(el)
+    return () => watch.disconnect()
+  }, [children, open])
+  return (
+    <div className={`long-text ${className}`}>
+      <div ref={box} className={open ? undefined : 'clamped'} style={open ? undefined : { WebkitLineClamp: lines }}>
+        {/* one inline run: the clamping box stacks each child it has on lines of its own */}
+        <span>{children}</span>
+      </div>
+      {(more || open) && (
+        <button type="button" className="link small" aria-expanded={open} aria-label={`${open ? 'Show less' : 'Show all'} of ${what}`} onClick={() => setOpen(!open)}>
+          {open ? 'Show less' : 'Show all'}
         </button>
       )}
     </div>

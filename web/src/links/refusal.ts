@@ -1,0 +1,82 @@
+/*
+ * Which field of the link form the API refused. The API names it first, as its body names it
+ * ("custom: … is already taken", "languagetarget.0.link: must be …", "url must …"); the form
+ * marks that field, opens the section holding it and says the message with the form's label.
+ */
+
+/** The lists of rows in the form, by their body names, with the labels of a row's two fields. */
+export const LISTS = {
+  geotarget: { legend: 'By country', key: 'Country', link: 'Country URL', add: 'Add country' },
+  devicetarget: { legend: 'By device', key: 'Device', link: 'Device URL', add: 'Add device' },
+  languagetarget: { legend: 'By language', key: 'Language', link: 'Language URL', add: 'Add language' },
+  parameters: { legend: 'Parameters', key: 'Parameter name', link: 'Parameter value', add: 'Add parameter' },
+} as const
+export type ListName = keyof typeof LISTS
+
+/** The form's label of every other field it sends, by body name. */
+const LABELS: Record<string, string> = {
+  url: 'Destination URL',
+  custom: 'Alias',
+  domain: 'Domain',
+  title: 'Title',
+  description: 'Note',
+  type: 'Redirect type',
+  password: 'Password',
+  expiry: 'Expiry',
+  status: 'Statistics page',
+  redirectstatus: 'Redirect status',
+  cachettl: 'Cache lifetime (seconds)',
+  fallback: 'Fallback URL',
+  'deeplink.auto': 'Deep links',
+  'deeplink.apple': 'App Store link',
+  'deeplink.google': 'Google Play link',
+  channel: 'Channel',
+  campaign: 'Campaign',
+  pixels: 'Pixels',
+  metatitle: 'Meta title',
+  metadescription: 'Meta description',
+  metaimage: 'Meta image URL',
+}
+
+/** What a submit sent, to read entry numbers back: the form row of each list entry (blank rows are not sent), the pixel ids in order. */
+export interface Sent {
+  rows: Partial<Record<ListName, number[]>>
+  pixels: number[]
+}
+
+export interface Refused {
+  /** the refused control: a body name (`custom`, `deeplink.apple`, `pixels.7` for one pixel) or a list's (`geotarget`) */
+  field: string
+  /** in a list: the form row (from 0) and which of its fields; no row when the whole list is refused */
+  row?: { index: number; part: 'key' | 'link' }
+  /** the API's message with the field named by the form's label: "Alias: …", "Country URL 2: …" */
+  message: string
+}
+
+/** A field path at the start of a message: words and entry numbers joined by dots, then a space, a colon or the end. */
+const NAMED = /^([a-z_]+)((?:\.[a-z0-9_]+)*)(?=[\s:]|$)/
+
+/** The field the API's message names first, or undefined when it names none of this form's. */
+export function readRefusal(message: string, sent: Sent): Refused | undefined {
+  const m = NAMED.exec(message)
+  if (!m) return undefined
+  const [path, top] = m
+  const parts = m[2].split('.').slice(1)
+  const rest = message.slice(path.length)
+  if (top in LISTS) {
+    const list = LISTS[top as ListName]
+    const index = parts[0] === undefined ? undefined : sent.rows[top as ListName]?.[Number(parts[0])]
+    if (index === undefined) return { field: top, message: `${list.legend}${rest}` }
+    // an entry's own problem (its key unknown or listed twice) is its key's: "geotarget.1: …"
+    const part = parts[1] === 'link' || parts[1] === 'value' ? 'link' : 'key'
+    return { field: top, row: { index, part }, message: `${list[part]} ${index + 1}${rest}` }
+  }
+  if (top === 'pixels' && parts[0] !== undefined) {
+    const id = sent.pixels[Number(parts[0])]
+    return { field: id === undefined ? 'pixels' : `pixels.${id}`, message: `${LABELS.pixels}${rest}` }
+  }
+  // the deep link object as a whole is its checkbox's
+  const field = top === 'deeplink' ? `deeplink.${parts[0] ?? 'auto'}` : top
+  const label = LABELS[field]
+  return label === undefined ? undefined : { field, message: `${label}${rest}` }
+}
