@@ -24,6 +24,32 @@ main.login label{display:block;font-weight:600}main.login input{margin-top:.3rem
 
 const loginBody = z.object({ email: z.string().max(254).default(''), password: z.string().max(1024).default(''), csrf: z.string().max(128).optional() })
 
+/** Where signing in lands without a page to return to (the app opens the link list there). */
+const LANDING = '/dashboard'
+const BASE = 'http://kurz.invalid'
+
+/**
+ * The dashboard page a sign-in may return to (`next`), or undefined: only a path of /dashboard on
+ * this origin, never an open redirect. No `//` (another host), no backslash (browsers read it as
+ * a slash), no control characters or spaces, and the URL parser's own reading of it must be the
+ * path as given, so a dot segment (`..`, `%2e%2e`) cannot climb out of /dashboard nor a scheme or
+ * a fragment slip in.
+ */
+function dashboardPath(next: unknown): string | undefined {
+  if (typeof next !== 'string' || next.length > 2048) return undefined
+  if (!/^\/dashboard(?:[/?]|$)/.test(next) || next.includes('//') || next.includes('\\') || /[\x00-\x20\x7f]/.test(next)) return undefined
+  let url: URL
+  try {
+    url = new URL(next, BASE)
+  } catch {
+    return undefined
+  }
+  return url.origin === BASE && url.pathname + url.search === next ? next : undefined
+}
+
+/** `next` of a query or form body: one string value, else none. */
+const nextOf = (fields: unknown) => dashboardPath(fields && typeof fields === 'object' ? (fields as Record<string, unknown>).next : undefined)
+
 const dashboard: FastifyPluginAsync<{ webRoot?: string }> = async (app, opts) => {
   const root = opts.webRoot ?? webRoot()
   await app.register(formbody)
@@ -47,16 +73,18 @@ const dashboard: FastifyPluginAsync<{ webRoot?: string }> = async (app, opts) =>
 
   /**
    * The sign-in form; after a refusal it keeps the email typed (escaped like every value) and puts
-   * the cursor in the password field. Its own few rules keep the card off the screen's edges and
-   * its fields as wide as the card on a phone.
+   * the cursor in the password field. The page to return to rides in a hidden field, checked again
+   * when it comes back. Its own few rules keep the card off the screen's edges and its fields as
+   * wide as the card on a phone.
    */
-  function loginForm(reply: FastifyReply, status: number, error?: string, email = '') {
+  function loginForm(reply: FastifyReply, status: number, o: { error?: string; email?: string; next?: string } = {}) {
+    const { error, email = '', next } = o
     const token = csrf.issue(reply.request, reply)
     return sendPage(reply, status, {
       title: 'Sign in · Kurz',
       head: html`<link rel="icon" href="${ICON_PATH}" type="image/svg+xml"><style>${raw(LOGIN_STYLE)}</style>`.value,
       body: html`<main class="login"><h1>Sign in</h1>${error ? html`<p class="error" role="alert">${error}</p>` : ''}
-<form method="post" action="/login">${token ? html`<input type="hidden" name="csrf" value="${token}">` : ''}
+<form method="post" action="/login">${token ? html`<input type="hidden" name="csrf" value="${token}">` : ''}${next ? html`<input type="hidden" name="next" value="${next}">` : ''}
 <p><label>Email<br><input type="email" name="email" value="${email}" required autocomplete="username"${raw(email ? '' : ' autofocus')}></label></p>
 <p><label>Password<br><input type="password" name="password" required autocomplete="current-password"${raw(email ? ' autofocus' : '')}></label></p>
 <p><button type="submit">Sign in</button></p></form></main>`.value,
@@ -79,17 +107,18 @@ const dashboard: FastifyPluginAsync<{ webRoot?: string }> = async (app, opts) =>
   // (browser UI, no interface for a client: left out of the API document like /login)
   app.get(ICON_PATH, { schema: { hide: true } }, async (_req, reply) => sendIcon(reply))
 
-  // GET /login – email and password form
-  app.get('/login', async (_req, reply) => loginForm(reply, 200))
+  // GET /login – email and password form; ?next=<dashboard path> is where signing in returns
+  app.get('/login', async (req, reply) => loginForm(reply, 200, { next: nextOf(req.query) }))
 
   // POST /login – refused from other sites; throttled per IP and email before argon2 runs
   app.post('/login', async (req, reply) => {
     const parsed = loginBody.safeParse(req.body ?? {})
     const { email, password, csrf: token } = parsed.success ? parsed.data : { email: '', password: '', csrf: undefined }
-    if (!csrf.accepts(req, token)) return loginForm(reply, 403, 'This sign-in form came from another site or is out of date: sign in again here.')
+    const next = nextOf(req.body)
+    if (!csrf.accepts(req, token)) return loginForm(reply, 403, { error: 'This sign-in form came from another site or is out of date: sign in again here.', next })
     const key = `${req.ip}|${email.toLowerCase()}`
     // counted before it is checked, so simultaneous guesses cannot all slip in
-    if (!(await logins.take(key))) return loginForm(reply.header('retry-after', 900), 429, 'Too many attempts. Try again in 15 minutes.', email)
+    if (!(await logins.take(key))) return loginForm(reply.header('retry-after', 900), 429, { error: 'Too many attempts. Try again in 15 minutes.', email, next })
     const user = email ? await findUserByEmail(app.db, email) : undefined
     // an unknown email costs one argon2 verify too, so response time does not tell which emails exist
     const hash = user?.passwordHash ?? (await dummyHash())
@@ -98,12 +127,12 @@ const dashboard: FastifyPluginAsync<{ webRoot?: string }> = async (app, opts) =>
       right = await verifyGuess(hash, password)
     } catch (err) {
       if (!(err instanceof BusyError)) throw err
-      return loginForm(reply.header('retry-after', 5), 503, 'Too many sign-ins are being checked right now. Try again in a moment.', email)
+      return loginForm(reply.header('retry-after', 5), 503, { error: 'Too many sign-ins are being checked right now. Try again in a moment.', email, next })
     }
-    if (!right || !user) return loginForm(reply, 401, 'Email or password is wrong.', email)
+    if (!right || !user) return loginForm(reply, 401, { error: 'Email or password is wrong.', email, next })
     await logins.reset(key)
     startSession(reply, await createSession(app.db, user.id))
-    return reply.redirect('/dashboard', 302)
+    return reply.redirect(next ?? LANDING, 302)
   })
 
   // GET /logout – a sign-out button; signing out on a GET would let any site end a session
@@ -145,9 +174,15 @@ const dashboard: FastifyPluginAsync<{ webRoot?: string }> = async (app, opts) =>
   // GET /dashboard/assets/:name – the build's hashed files, public and cached for a year
   app.get<{ Params: { name: string } }>('/dashboard/assets/:name', async (req, reply) => sendAsset(reply, root, req.params.name))
 
+  /** The sign-in form, to return to this dashboard page after (the landing page needs no `next`). */
+  const signInFor = (req: FastifyRequest) => {
+    const next = dashboardPath(req.url)
+    return next && next !== LANDING && next !== `${LANDING}/` ? `/login?next=${encodeURIComponent(next)}` : '/login'
+  }
+
   // GET /dashboard and /dashboard/* – the app shell when signed in, else the sign-in form
   const serveShell = async (req: FastifyRequest, reply: FastifyReply) => {
-    if (!(await signedIn(req))) return reply.redirect('/login', 302)
+    if (!(await signedIn(req))) return reply.redirect(signInFor(req), 302)
     const page = await appShell(root)
     if (!page) return messagePage(reply, 503, 'Dashboard not built', 'The dashboard has not been built yet: run npm run build, then start Kurz again.')
     return reply

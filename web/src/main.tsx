@@ -1,7 +1,7 @@
 import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
 import { createBrowserRouter, RouterProvider } from 'react-router'
-import { api, setCsrfToken } from './api/client'
+import { api, setCsrfToken, signInPath } from './api/client'
 import type { Session } from './api/types'
 import { SessionContext } from './session'
 import { ConfirmProvider } from './ui/confirm'
@@ -20,7 +20,7 @@ async function start() {
         <h1>The dashboard could not start</h1>
         <p>{(err as Error).message}</p>
         <p>
-          <a href="/login">Sign in again</a>
+          <a href={signInPath()}>Sign in again</a>
         </p>
       </main>,
     )

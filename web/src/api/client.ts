@@ -19,6 +19,23 @@ export const setCsrfToken = (token: string) => {
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE'
 
+/**
+ * The sign-in form, returning to this page after (`next`: the server takes only a /dashboard path
+ * and checks it again). A session that ended under the app costs a sign-in, not the page.
+ */
+export function signInPath(): string {
+  const here = window.location.pathname + window.location.search
+  return here.startsWith('/dashboard/') ? `/login?next=${encodeURIComponent(here)}` : '/login'
+}
+
+let leaving = false
+/** Once: the page's other requests answering 401 too would each start (and abort) the same navigation. */
+function toSignIn() {
+  if (leaving) return
+  leaving = true
+  window.location.assign(signInPath())
+}
+
 export async function request<T>(method: Method, path: string, body?: unknown): Promise<T> {
   let res: Response
   try {
@@ -38,7 +55,7 @@ export async function request<T>(method: Method, path: string, body?: unknown): 
     throw new ApiError(res.status, `The server answered ${res.status} without a readable message. Try again in a moment.`)
   }
   if (!res.ok || json?.error === 1 || json?.error === '1') {
-    if (res.status === 401) window.location.assign('/login')
+    if (res.status === 401) toSignIn()
     throw new ApiError(res.status, typeof json?.message === 'string' ? json.message : `Request failed (${res.status}).`)
   }
   return json as T

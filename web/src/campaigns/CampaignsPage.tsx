@@ -50,9 +50,7 @@ export function CampaignsPage() {
                   <span className="sub">Rotator</span> <code>{c.rotator}</code> <CopyButton value={c.rotator} />
                 </p>
               )}
-              <p className="keybox">
-                <span className="sub">List</span> <code>{c.list}</code> <CopyButton value={c.list} />
-              </p>
+              <ListPage campaign={c} />
               <div className="cell-actions">
                 <Link className="button secondary small" to={`/links?campaign=${c.id}`} aria-label={`View links of ${c.name}`}>View links</Link>
                 <button type="button" className="small" onClick={() => (assign.setError(undefined), setAssigning(c))} aria-label={`Assign links to ${c.name}`}>Assign links</button>
@@ -82,6 +80,21 @@ export function CampaignsPage() {
       </Modal>
     </>
   )
+}
+
+/**
+ * The campaign's public list page (/u/<username>/<id>). A private campaign's answers 404 to
+ * everyone, so it is not offered for copying: the card says who sees the links and how to share them.
+ */
+function ListPage({ campaign: c }: { campaign: Campaign }) {
+  if (c.public) {
+    return (
+      <p className="keybox">
+        <span className="sub">List</span> <code>{c.list}</code> <CopyButton value={c.list} />
+      </p>
+    )
+  }
+  return <p className="sub">Private: only you see its links (View links). To share them on a public list page, edit the campaign and tick Public list page.</p>
 }
 
 function CampaignForm({ campaign, onDone, onCancel }: { campaign?: Campaign; onDone: () => void; onCancel: () => void }) {

@@ -1,6 +1,7 @@
-import { useEffect, useRef, useState, type FormEvent } from 'react'
+import { useEffect, useId, useRef, useState, type FormEvent } from 'react'
 import QRCode from 'qrcode'
 import { ErrorNote, Field } from '../ui/parts'
+import { contrastRatio, lowContrast, MIN_CONTRAST } from './contrast'
 
 export const QR_TYPES = [
   ['link', 'Link'],
@@ -11,7 +12,7 @@ export const QR_TYPES = [
   ['wifi', 'Wi-Fi'],
   ['vcard', 'Contact card (vCard)'],
 ] as const
-type QrType = (typeof QR_TYPES)[number][0]
+export type QrType = (typeof QR_TYPES)[number][0]
 
 type Values = Record<string, string>
 
@@ -56,7 +57,8 @@ function previewText(type: QrType, v: Values): string {
   }
 }
 
-const FIELDS: Record<QrType, [string, string, string?][]> = {
+/** Each type's fields: the `data` key, its label, and the input's type. */
+export const FIELDS: Record<QrType, [string, string, string?][]> = {
   link: [['url', 'Link URL', 'url']],
   text: [['text', 'Text', 'textarea']],
   phone: [['phone', 'Phone number', 'tel']],
@@ -129,6 +131,21 @@ export interface QrSubmit {
   logo?: string | null
 }
 
+/**
+ * The API refuses colours too alike to scan (contrast.ts): said here, next to the colour fields,
+ * while they are chosen, rather than only by the refused save. Saving stays offered.
+ */
+function ContrastNote({ id, foreground, background }: { id: string; foreground: string; background: string }) {
+  if (!lowContrast(foreground, background)) return null
+  // rounded down, so a ratio just under the minimum never reads as the minimum
+  const ratio = Math.floor(contrastRatio(foreground, background) * 10) / 10
+  return (
+    <p className="note" id={id}>
+      Too little contrast for a scanner ({ratio.toFixed(1)}:1; at least {MIN_CONTRAST}:1): darken the foreground or lighten the background.
+    </p>
+  )
+}
+
 /** Type, content, colours, logo and size, with a preview redrawn on every change. */
 export function QrDesigner(props: { initial?: QrDesign; busy: boolean; error?: string; onSubmit: (v: QrSubmit) => void; onCancel: () => void }) {
   const initial = props.initial
@@ -144,6 +161,7 @@ export function QrDesigner(props: { initial?: QrDesign; busy: boolean; error?: s
   const [logoError, setLogoError] = useState<string>()
   const [size, setSize] = useState(300)
   const canvas = useRef<HTMLCanvasElement>(null)
+  const contrastId = useId()
 
   useEffect(() => {
     const el = canvas.current
@@ -186,6 +204,7 @@ export function QrDesigner(props: { initial?: QrDesign; busy: boolean; error?: s
   }
 
   const set = (k: string, v: string) => setValues({ ...values, [k]: v })
+  const contrastWarning = lowContrast(fg, bg) ? contrastId : undefined
   return (
     <form onSubmit={submit} className="grid two">
       <div>
@@ -229,9 +248,10 @@ export function QrDesigner(props: { initial?: QrDesign; busy: boolean; error?: s
           </>
         )}
         <div className="row">
-          <Field label="Foreground colour">{(id) => <input id={id} type="color" value={fg} onChange={(e) => setFg(e.target.value)} />}</Field>
-          <Field label="Background colour">{(id) => <input id={id} type="color" value={bg} onChange={(e) => setBg(e.target.value)} />}</Field>
+          <Field label="Foreground colour">{(id) => <input id={id} type="color" value={fg} onChange={(e) => setFg(e.target.value)} aria-describedby={contrastWarning} />}</Field>
+          <Field label="Background colour">{(id) => <input id={id} type="color" value={bg} onChange={(e) => setBg(e.target.value)} aria-describedby={contrastWarning} />}</Field>
         </div>
+        <ContrastNote id={contrastId} foreground={fg} background={bg} />
         <Field label="Logo" hint="PNG or JPEG, at most 256 KB; it sits in the middle of the code.">
           {(id, hint) => <input id={id} aria-describedby={hint} type="file" accept="image/png,image/jpeg" onChange={(e) => onLogo(e.target.files?.[0])} />}
         </Field>

@@ -4,36 +4,36 @@ import { api, qs } from '../api/client'
 import type { ListOf, Qr } from '../api/types'
 import { announce } from '../ui/announce'
 import { useConfirm } from '../ui/confirm'
-import { formatDate, formatNumber, localPath } from '../ui/format'
+import { formatDate, formatNumber } from '../ui/format'
 import { useAction, useLoad } from '../ui/hooks'
-import { EmptyState, ErrorNote, Loading, Modal, PageHead, Pager } from '../ui/parts'
-import { QrDesigner, type QrDesign, type QrSubmit } from './QrDesigner'
+import { EmptyState, ErrorNote, Loading, PageHead, Pager } from '../ui/parts'
+import { QrDesignDialog, type QrEditing } from './QrDesignDialog'
+import type { QrDesign } from './QrDesigner'
+import { pngHref, previewSrc, svgHref } from './image'
 
 export function QrPage() {
   const [params, setParams] = useSearchParams()
   const page = Number(params.get('page') ?? '1') || 1
   const list = useLoad(() => api.get<ListOf<'qrs', Qr>>(`/api/qr${qs({ page, limit: 24 })}`), [page])
-  const [designing, setDesigning] = useState<{ qr?: Qr; design?: QrDesign } | null>(null)
-  const save = useAction()
+  const [designing, setDesigning] = useState<{ editing?: QrEditing } | null>(null)
+  // bumped by each edit: an edited code's images are fetched again, not taken from the cache
+  const [saved, setSaved] = useState(0)
   const open = useAction()
   const remove = useAction()
   const confirm = useConfirm()
 
-  async function onSubmit(v: QrSubmit) {
-    const editing = designing?.qr
-    const ok = await save.run(() => (editing ? api.put(`/api/qr/${editing.id}/update`, v) : api.post('/api/qr/add', v)))
-    if (ok) {
-      setDesigning(null)
-      announce(editing ? 'QR code saved.' : 'QR code created.')
-      list.reload()
-    }
+  function onSaved() {
+    if (designing?.editing) setSaved((n) => n + 1)
+    setDesigning(null)
+    list.reload()
   }
 
   /** Edits start from what the code was made from (GET /api/qr/:id/design). */
   async function onEdit(qr: Qr) {
-    save.setError(undefined)
-    let design: QrDesign | undefined
-    if (await open.run(async () => (design = (await api.get<{ data: QrDesign }>(`/api/qr/${qr.id}/design`)).data))) setDesigning({ qr, design })
+    await open.run(async () => {
+      const { data } = await api.get<{ data: QrDesign }>(`/api/qr/${qr.id}/design`)
+      setDesigning({ editing: { qr, design: data } })
+    })
   }
 
   async function onDelete(qr: Qr) {
@@ -48,7 +48,7 @@ export function QrPage() {
   return (
     <>
       <PageHead title="QR codes">
-        <button type="button" onClick={() => (save.setError(undefined), setDesigning({}))}>
+        <button type="button" onClick={() => setDesigning({})}>
           New QR code
         </button>
       </PageHead>
@@ -79,45 +79,40 @@ export function QrPage() {
               </tr>
             </thead>
             <tbody>
-              {rows.map((qr) => {
-                const path = localPath(qr.link)
-                return (
-                  <tr key={qr.id}>
-                    <td>
-                      <img className="qr-thumb" src={`${path}?size=112`} width={56} height={56} alt="" />
-                    </td>
-                    <td>
-                      <Link to={`/qr/${qr.id}`}>{qr.name}</Link>
-                    </td>
-                    <td className="num">{formatNumber(qr.scans)}</td>
-                    <td className="hide-small">{formatDate(qr.date)}</td>
-                    <td>
-                      <div className="cell-actions">
-                        <a className="button secondary small" href={`${path}?format=png&size=600`} download={`${qr.name}.png`} aria-label={`Download ${qr.name} as PNG`}>
-                          PNG
-                        </a>
-                        <a className="button secondary small" href={`${path}?format=svg`} download={`${qr.name}.svg`} aria-label={`Download ${qr.name} as SVG`}>
-                          SVG
-                        </a>
-                        <button type="button" className="secondary small" onClick={() => onEdit(qr)} disabled={open.busy} aria-label={`Edit ${qr.name}`}>
-                          Edit
-                        </button>
-                        <button type="button" className="secondary small" onClick={() => onDelete(qr)} aria-label={`Delete ${qr.name}`}>
-                          Delete
-                        </button>
-                      </div>
-                    </td>
-                  </tr>
-                )
-              })}
+              {rows.map((qr) => (
+                <tr key={qr.id}>
+                  <td>
+                    <img className="qr-thumb" src={previewSrc(qr.link, 112, saved)} width={56} height={56} alt="" />
+                  </td>
+                  <td>
+                    <Link to={`/qr/${qr.id}`}>{qr.name}</Link>
+                  </td>
+                  <td className="num">{formatNumber(qr.scans)}</td>
+                  <td className="hide-small">{formatDate(qr.date)}</td>
+                  <td>
+                    <div className="cell-actions">
+                      <a className="button secondary small" href={pngHref(qr.link, saved)} download={`${qr.name}.png`} aria-label={`Download ${qr.name} as PNG`}>
+                        PNG
+                      </a>
+                      <a className="button secondary small" href={svgHref(qr.link, saved)} download={`${qr.name}.svg`} aria-label={`Download ${qr.name} as SVG`}>
+                        SVG
+                      </a>
+                      <button type="button" className="secondary small" onClick={() => onEdit(qr)} disabled={open.busy} aria-label={`Edit ${qr.name}`}>
+                        Edit
+                      </button>
+                      <button type="button" className="secondary small" onClick={() => onDelete(qr)} aria-label={`Delete ${qr.name}`}>
+                        Delete
+                      </button>
+                    </div>
+                  </td>
+                </tr>
+              ))}
             </tbody>
           </table>
         </div>
       )}
       {list.data && <Pager page={list.data.data.currentpage} maxPage={list.data.data.maxpage} total={list.data.data.result} noun="QR codes" onPage={(p) => setParams({ page: String(p) })} />}
-      <Modal title={designing?.qr ? `Edit ${designing.qr.name}` : 'New QR code'} open={!!designing} onClose={() => setDesigning(null)} wide>
-        {designing && <QrDesigner key={designing.qr?.id ?? 'new'} initial={designing.design} busy={save.busy} error={save.error} onSubmit={onSubmit} onCancel={() => setDesigning(null)} />}
-      </Modal>
+      <QrDesignDialog open={!!designing} editing={designing?.editing} onClose={() => setDesigning(null)} onSaved={onSaved} />
     </>
   )
 }

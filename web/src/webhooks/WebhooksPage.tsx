@@ -1,15 +1,16 @@
 import { useState, type FormEvent } from 'react'
-import { api } from '../api/client'
+import { api, qs } from '../api/client'
 import type { ListOf } from '../api/types'
 import { announce } from '../ui/announce'
 import { useConfirm } from '../ui/confirm'
-import { formatDateTime } from '../ui/format'
+import { formatDate, formatDateTime, parseApiDate } from '../ui/format'
 import { useAction, useLoad } from '../ui/hooks'
-import { Badge, CopyButton, EmptyState, ErrorNote, Field, Loading, Modal, PageHead } from '../ui/parts'
+import { Badge, CopyButton, EmptyState, ErrorNote, Field, Loading, Modal, PageHead, Pager } from '../ui/parts'
 import { useApiPaths } from '../ui/routes-available'
 import { NotYet } from './NotYet'
 import type { presentDelivery, presentWebhook } from '../../../src/resources/webhooks/present.js'
 import type { WebhookEvent } from '../../../src/db/schema/webhooks.js'
+import './webhooks.css'
 
 /** Response shapes from the server's presenters (type-only: nothing of the server is bundled). */
 type Webhook = ReturnType<typeof presentWebhook>
@@ -126,17 +127,44 @@ function WebhookForm({ webhook, onDone, onCancel }: { webhook?: Webhook; onDone:
   )
 }
 
+const timeOnly = new Intl.DateTimeFormat(undefined, { timeStyle: 'short' })
+
+/** A date over its time: two short lines keep the table narrow enough for the dialog. */
+function When({ value }: { value: string }) {
+  const at = parseApiDate(value)
+  return (
+    <span className="when">
+      <span>{formatDate(value)}</span> <span>{at ? timeOnly.format(at) : ''}</span>
+    </span>
+  )
+}
+
+/** A page of deliveries: a busy receiver has thousands, and the dialog stays short enough to read. */
+const DELIVERIES_PER_PAGE = 50
+
 /**
- * What was sent to a webhook. The table keeps every column and scrolls sideways in its own box on a
- * narrow screen (the box takes focus, so the keyboard scrolls it too); a long error opens in full.
+ * The API takes a retry of any delivery while the webhook is enabled (POST …/retry): a failed or
+ * pending one is attempted now, a delivered one is sent again. The button says which.
+ */
+function retryOf(d: Delivery): { label: string; done: string } {
+  if (d.status === 'delivered') return { label: 'Send again', done: 'will be sent again now' }
+  if (d.status === 'pending' && d.attempts === 0) return { label: 'Send now', done: 'will be sent now' }
+  return { label: 'Retry', done: 'will be attempted again now' }
+}
+
+/**
+ * What was sent to a webhook, 50 a page, newest first. The table keeps every column and scrolls
+ * sideways in its own box on a narrow screen (the box takes focus, so the keyboard scrolls it too);
+ * a long error opens in full.
  */
 function Deliveries({ webhook }: { webhook: Webhook }) {
-  const list = useLoad(() => api.get<ListOf<'deliveries', Delivery>>(`/api/webhook/${webhook.id}/deliveries?limit=100`), [webhook.id])
+  const [page, setPage] = useState(1)
+  const list = useLoad(() => api.get<ListOf<'deliveries', Delivery>>(`/api/webhook/${webhook.id}/deliveries${qs({ page, limit: DELIVERIES_PER_PAGE })}`), [webhook.id, page])
   const retry = useAction()
   const rows = list.data?.data.deliveries
   async function onRetry(d: Delivery) {
     if (await retry.run(() => api.post(`/api/webhook/${webhook.id}/deliveries/${d.id}/retry`))) {
-      announce(`The ${d.event} delivery will be attempted again now.`)
+      announce(`The ${d.event} delivery ${retryOf(d).done}.`)
       list.reload()
     }
   }
@@ -145,8 +173,10 @@ function Deliveries({ webhook }: { webhook: Webhook }) {
       <ErrorNote message={list.error ?? retry.error} onRetry={list.error ? list.reload : undefined} />
       {list.loading && !rows && <Loading />}
       {rows?.length === 0 && <EmptyState title="Nothing sent yet">Deliveries appear here once one of the chosen events happens.</EmptyState>}
+      {/* the API refuses a retry while the webhook is disabled: say so rather than offer one */}
+      {rows && rows.length > 0 && !webhook.enabled && <p className="note">This webhook is disabled, so nothing is sent: enable it to retry a delivery.</p>}
       {rows && rows.length > 0 && (
-        <div className="table-wrap" role="region" aria-label="Deliveries table" tabIndex={0}>
+        <div className="table-wrap deliveries" role="region" aria-label="Deliveries table" tabIndex={0}>
           <table>
             <thead>
               <tr>
@@ -155,7 +185,7 @@ function Deliveries({ webhook }: { webhook: Webhook }) {
                 <th scope="col" className="num">Attempts</th>
                 <th scope="col">When</th>
                 <th scope="col">Next attempt</th>
-                <th scope="col"><span className="offscreen">Actions</span></th>
+                <th scope="col" className="retry-col"><span className="offscreen">Actions</span></th>
               </tr>
             </thead>
             <tbody>
@@ -174,12 +204,12 @@ function Deliveries({ webhook }: { webhook: Webhook }) {
                     ) : null}
                   </td>
                   <td className="num">{d.attempts}</td>
-                  <td className="date">{formatDateTime(d.date)}</td>
-                  <td className="date">{d.nextAttempt ? formatDateTime(d.nextAttempt) : '—'}</td>
-                  <td>
-                    {d.status === 'failed' && (
-                      <button type="button" className="secondary small" onClick={() => onRetry(d)} aria-label={`Retry the ${d.event} delivery of ${formatDateTime(d.date)}`}>
-                        Retry
+                  <td className="date"><When value={d.date} /></td>
+                  <td className="date">{d.nextAttempt ? <When value={d.nextAttempt} /> : '—'}</td>
+                  <td className="retry-col">
+                    {webhook.enabled && (
+                      <button type="button" className="secondary small" onClick={() => onRetry(d)} aria-label={`${retryOf(d).label} the ${d.event} delivery of ${formatDateTime(d.date)}`}>
+                        {retryOf(d).label}
                       </button>
                     )}
                   </td>
@@ -189,6 +219,7 @@ function Deliveries({ webhook }: { webhook: Webhook }) {
           </table>
         </div>
       )}
+      {list.data && <Pager page={list.data.data.currentpage} maxPage={list.data.data.maxpage} total={list.data.data.result} noun="deliveries" onPage={setPage} />}
     </>
   )
 }
