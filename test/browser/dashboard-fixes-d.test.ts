@@ -2,8 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { eq } from 'drizzle-orm'
 import type { Page } from 'playwright-core'
 import { sessions, webhookDeliveries } from '../../src/db/schema/index.js'
-import { contrastRatio as serverContrast, MIN_CONTRAST as SERVER_MIN_CONTRAST, parseColour } from '../../src/resources/qr/render.js'
-import { contrastRatio, lowContrast, MIN_CONTRAST } from '../../web/src/qr/contrast.js'
+import { contrastRatio, lowContrast, MIN_CONTRAST, parseColour } from '../../src/lib/colour.js'
 import { hasChromium } from '../helpers/fixtures.js'
 import type { TestUser } from '../helpers/app.js'
 import { browserSuite } from './session.js'
@@ -301,18 +300,21 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: deliveries, campaigns, sig
   })
 })
 
-/** The designer's warning follows the server's rule exactly (src/resources/qr/render.ts), not a look-alike. */
-describe('QR contrast rule of the designer', () => {
-  it('gives the same ratio and the same threshold as the server for a grid of colour pairs', () => {
-    expect(MIN_CONTRAST).toBe(SERVER_MIN_CONTRAST)
+/** The one colour rule the API applies and the designer bundles (src/lib/colour.ts). */
+describe('QR contrast rule', () => {
+  it('warns exactly where the ratio is under the minimum, for a grid of colour pairs, in either order', () => {
+    expect(MIN_CONTRAST).toBe(2)
+    expect(contrastRatio(parseColour('#000')!, parseColour('#fff')!)).toBeCloseTo(21, 10)
+    expect(lowContrast('#eeeeee', '#ffffff')).toBe(true)
+    expect(lowContrast('#000000', '#ffffff')).toBe(false)
     const steps = ['00', '33', '66', '80', '99', 'bb', 'cc', 'ee', 'ff']
     const colours = steps.flatMap((a) => steps.flatMap((b) => ['00', 'aa', 'ff'].map((c) => `#${a}${b}${c}`)))
     for (let i = 0; i < colours.length; i += 7) {
       for (let j = 0; j < colours.length; j += 11) {
         const [fg, bg] = [colours[i], colours[j]]
-        const server = serverContrast(parseColour(fg)!, parseColour(bg)!)
-        expect(contrastRatio(fg, bg)).toBeCloseTo(server, 10)
-        expect(lowContrast(fg, bg)).toBe(server < SERVER_MIN_CONTRAST)
+        const ratio = contrastRatio(parseColour(fg)!, parseColour(bg)!)
+        expect(ratio).toBeCloseTo(contrastRatio(parseColour(bg)!, parseColour(fg)!), 10)
+        expect(lowContrast(fg, bg)).toBe(ratio < MIN_CONTRAST)
       }
     }
   })

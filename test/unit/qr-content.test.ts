@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { ApiError } from '../../src/http/errors.js'
 import { buildVCard, escapeVCard, escapeWifi, foldLine, normalisePhone, parseQrData, wifiContent } from '../../src/resources/qr/content.js'
-import { contrastRatio, parseColour } from '../../src/resources/qr/render.js'
+import { contrastRatio, parseColour } from '../../src/lib/colour.js'
 import type { QrType } from '../../src/db/schema/qr.js'
 
 function refusal(type: QrType, data: unknown): ApiError {

@@ -8,7 +8,8 @@ import { Throttle } from '../../lib/throttle.js'
 import { MINUTE } from '../../lib/time.js'
 import { answerWhenSpooled } from '../../visit/answer.js'
 import { visitorFromRequest } from '../../visit/visitor.js'
-import { DEFAULT_SIZE, etagOf, isRendered, MAX_SIZE, MIN_SIZE, parseColour, renderKey, renderQr, type ImageFormat, type RenderOptions, type Rgb } from './render.js'
+import { parseColour, type Rgb } from '../../lib/colour.js'
+import { DEFAULT_SIZE, etagOf, isRendered, MAX_SIZE, MIN_SIZE, renderKey, renderQr, type ImageFormat, type RenderOptions } from './render.js'
 import * as repo from './repo.js'
 
 /**

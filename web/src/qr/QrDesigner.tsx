@@ -1,7 +1,7 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react'
 import QRCode from 'qrcode'
 import { ErrorNote, Field } from '../ui/parts'
-import { contrastRatio, lowContrast, MIN_CONTRAST } from './contrast'
+import { contrastRatio, lowContrast, MIN_CONTRAST, parseColour } from '../../../src/lib/colour.js'
 
 export const QR_TYPES = [
   ['link', 'Link'],
@@ -132,13 +132,14 @@ export interface QrSubmit {
 }
 
 /**
- * The API refuses colours too alike to scan (contrast.ts): said here, next to the colour fields,
- * while they are chosen, rather than only by the refused save. Saving stays offered.
+ * The API refuses colours too alike to scan (src/lib/colour.ts, bundled: the same rule): said
+ * here, next to the colour fields, while they are chosen, rather than only by the refused save.
+ * Saving stays offered.
  */
 function ContrastNote({ id, foreground, background }: { id: string; foreground: string; background: string }) {
   if (!lowContrast(foreground, background)) return null
   // rounded down, so a ratio just under the minimum never reads as the minimum
-  const ratio = Math.floor(contrastRatio(foreground, background) * 10) / 10
+  const ratio = Math.floor(contrastRatio(parseColour(foreground)!, parseColour(background)!) * 10) / 10
   return (
     <p className="note" id={id}>
       Too little contrast for a scanner ({ratio.toFixed(1)}:1; at least {MIN_CONTRAST}:1): darken the foreground or lighten the background.
