@@ -5,7 +5,8 @@ import type { Config } from './config.js'
 import { createDb, type Db, type DbHandle } from './db/client.js'
 import { errSerializer } from './db/query-errors.js'
 import { runMigrations } from './db/migrate.js'
-import { deriveKeys, resolveSecret, type Keys } from './lib/crypto.js'
+import type { Keys } from './lib/crypto.js'
+import { deploymentKeys } from './accounts/deployment-secret.js'
 import { errorHandler, frameworkErrorHandler, notFoundHandler } from './http/errors.js'
 import { REDACT_PATHS, requestSerializer } from './http/logging.js'
 import { listErrorAsNumber, withoutErrorKey } from './http/compat.js'
@@ -155,7 +156,7 @@ export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promis
   app.decorate('config', config)
   app.decorate('db', handle.db)
   app.decorate('dbHandle', handle)
-  app.decorate('keys', deriveKeys(resolveSecret(config.secretKey, config.dataDir)))
+  app.decorate('keys', await deploymentKeys(handle.db, config))
   // Redis away must cost a request nothing: no queue of commands waiting for a reconnect (each
   // fails at once and its caller counts in this instance), and a short timeout for a Redis that hangs
   // (not shorter: the timer also runs while this event loop is busy, and every timeout splits a count)

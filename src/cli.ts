@@ -15,7 +15,8 @@ import { runMigrations } from './db/migrate.js'
 import { plans } from './db/schema/index.js'
 import { zodToApiError, ApiError } from './http/errors.js'
 import { email as emailField, password as passwordField, username as usernameField } from './http/fields.js'
-import { deriveKeys, resolveSecret, type Keys } from './lib/crypto.js'
+import type { Keys } from './lib/crypto.js'
+import { deploymentKeys, rotateSecret } from './accounts/deployment-secret.js'
 import { findPlan, listPlans, planInput, presentPlan, savePlan, seedPlans, type Plan } from './resources/admin/plans.js'
 import { apiKeysOf, createUser, findUserByEmail, listUsers, presentUser, rotateApiKey } from './resources/admin/users.js'
 import { assertDataDirFree } from './lib/data-lock.js'
@@ -34,6 +35,10 @@ Commands:
   users:list [--filter admin|free|pro] [--email <part>] [--limit <n>] [--page <n>]
                           list users, newest first, with their API keys
   keys:rotate <email>     issue a new API key for that user; the old key stops working
+  secret:rotate           change the deployment's secret, keeping every API key working: stop every
+                          instance, run it with the current secret and NEW_SECRET_KEY (at least 32
+                          characters), then start them with SECRET_KEY set to the new value; with
+                          no SECRET_KEY, DATA_DIR/secret.key gets a new generated secret
   plans:list              list plans (same shape as GET /api/plans)
   plans:create --json '<plan>'
                           create a plan; the JSON is the body of POST /api/plan/add, e.g.
@@ -67,14 +72,15 @@ interface Ctx {
   handle: DbHandle
   keys: Keys
   config: Config
+  env: Record<string, string | undefined>
 }
 
-async function open(config: Config): Promise<Ctx> {
+async function open(config: Config, env: Record<string, string | undefined>): Promise<Ctx> {
   if (config.db.kind === 'pglite') assertDataDirFree(config.dataDir)
   const handle = await createDb(config.db)
   await runMigrations(handle)
   await seedPlans(handle.db)
-  return { handle, config, keys: deriveKeys(resolveSecret(config.secretKey, config.dataDir)) }
+  return { handle, config, env, keys: await deploymentKeys(handle.db, config) }
 }
 
 async function planByRef(ctx: Ctx, ref: string): Promise<Plan> {
@@ -133,6 +139,25 @@ const COMMANDS: Record<string, { options: Record<string, { type: 'string' | 'boo
       if (!user) fail(`No user has the email ${mail}.`)
       const apikey = await rotateApiKey(ctx.handle.db, ctx.keys, user.id)
       return { id: user.id, email: user.email, username: user.username, apikey }
+    },
+  },
+  'secret:rotate': {
+    options: {},
+    positionals: 0,
+    async run(ctx) {
+      const given = ctx.env.NEW_SECRET_KEY?.trim()
+      if (!given && ctx.config.secretKey) fail('secret:rotate needs the new secret in NEW_SECRET_KEY (at least 32 characters), e.g. NEW_SECRET_KEY="$(openssl rand -base64 48)".')
+      if (given !== undefined && given !== '' && given.length < 32) fail('NEW_SECRET_KEY must be at least 32 characters.')
+      const next = given || randomBytes(48).toString('base64url')
+      const done = await rotateSecret(ctx.handle.db, ctx.config, next)
+      return {
+        rotated: true,
+        apiKeys: done.apiKeys,
+        ...(done.secretFile ? { secretFile: done.secretFile } : {}),
+        next: done.secretFile
+          ? `The new secret is in ${done.secretFile}; start the server as before.`
+          : "Start every instance (and every later CLI run) with SECRET_KEY set to NEW_SECRET_KEY's value; the old secret is refused from now on.",
+      }
     },
   },
   'plans:list': {
@@ -216,7 +241,7 @@ export async function main(argv: string[], io: Io = { env: process.env, stdout: 
     let result: unknown
     if (ops) result = await ops.run(config, positionals)
     else {
-      ctx = await open(config)
+      ctx = await open(config, io.env)
       result = await spec.run!(ctx, positionals, values as Record<string, string | boolean | undefined>)
     }
     io.stdout.write(JSON.stringify(result, null, 2) + '\n')

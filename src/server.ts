@@ -5,6 +5,7 @@ import { loadConfig } from './config.js'
 import { ensureDataDir, lockDataDir } from './lib/data-lock.js'
 import { diskFullMessage, isDiskFull } from './lib/disk-full.js'
 import { DatabaseUnreachable, openDatabase } from './db/wait.js'
+import { SecretMismatch } from './accounts/deployment-secret.js'
 import type { CreatedAdmin } from './resources/admin/bootstrap.js'
 
 let config: ReturnType<typeof loadConfig>
@@ -26,11 +27,11 @@ const handle = await openDatabase(config.db, (line) => process.stderr.write(`${l
   process.exit(1)
 })
 
-// a full disk (migrations, secret.key, the click spool) is the operator's to fix: one sentence, no
-// stack; anything else is a bug and keeps its stack
+// a full disk (migrations, secret.key, the click spool) or another deployment's secret is the
+// operator's to fix: one sentence, no stack; anything else is a bug and keeps its stack
 const app = await buildApp(config, { db: handle, spool: true }).catch(async (err) => {
-  if (!isDiskFull(err)) throw err
-  process.stderr.write(`${diskFullMessage(config.dataDir)}\n`)
+  if (!isDiskFull(err) && !(err instanceof SecretMismatch)) throw err
+  process.stderr.write(`${err instanceof SecretMismatch ? err.message : diskFullMessage(config.dataDir)}\n`)
   await handle.close().catch(() => {})
   process.exit(1)
 })

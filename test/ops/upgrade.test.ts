@@ -9,7 +9,11 @@ import { migrationsFolder, migrationStatus, runMigrations } from '../../src/db/m
 import { FROZEN_INIT } from '../../src/db/legacy-init.js'
 import { allFeatures } from '../../src/resources/admin/plans.js'
 import { rotateApiKey } from '../../src/resources/admin/users.js'
-import { testConfig, testDatabase } from '../helpers/app.js'
+import { deriveKeys, encrypt, hmac } from '../../src/lib/crypto.js'
+import { TEST_SECRET, testConfig, testDatabase } from '../helpers/app.js'
+
+const OLD_KEY = 'the-api-key-of-user-2-from-before'
+const OLD_KEYS = deriveKeys(TEST_SECRET)
 
 const fixture = (commit: string) => resolve(import.meta.dirname, `../fixtures/migrations-${commit}`)
 
@@ -24,7 +28,8 @@ async function seedOldDatabase(db: Db) {
     sql`select setval('plans_id_seq', 2)`,
     sql`insert into users (id, email, username, password_hash, admin, plan_id) values (1, 'old@example.com', 'olduser', 'not-a-real-hash', true, 2), (2, 'other@example.com', 'other', 'not-a-real-hash', false, 1)`,
     sql`select setval('users_id_seq', 2)`,
-    sql`insert into api_keys (user_id, key_hash, key_encrypted) values (2, 'old-lookup-hash', 'old-sealed-key')`,
+    // sealed as every version sealed keys: with the server's SECRET_KEY (today's start proves its secret by opening one)
+    sql`insert into api_keys (user_id, key_hash, key_encrypted) values (2, ${hmac(OLD_KEYS.apiKeyLookup, OLD_KEY)}, ${encrypt(OLD_KEYS.apiKeySeal, OLD_KEY)})`,
     sql`insert into domains (id, user_id, domain, host, redirect_root) values (1, 1, 'https://go.example.com', 'go.example.com', 'https://example.com')`,
     sql`insert into campaigns (id, user_id, name, slug, public) values (1, 1, 'Spring', 'spring', true)`,
     sql`insert into channels (id, user_id, name, color, starred) values (1, 1, 'Newsletter', '#1a2b3c', true)`,
@@ -98,6 +103,8 @@ describe('forward-only migrations', () => {
         const visit = await app.inject({ method: 'GET', url: '/spring', headers: { host: 'kurz.test' } })
         expect(visit.statusCode).toBe(302)
         expect(visit.headers.location).toBe('https://example.com/spring-sale')
+        const old = await app.inject({ method: 'GET', url: '/api/account', headers: { authorization: `Bearer ${OLD_KEY}` } })
+        expect(old.json().data).toMatchObject({ id: 2, email: 'other@example.com' })
         const key = await rotateApiKey(app.db, app.keys, 1)
         const link = await app.inject({ method: 'GET', url: '/api/url/1', headers: { authorization: `Bearer ${key}` } })
         expect(link.statusCode).toBe(200)

@@ -5,7 +5,7 @@ import { COUNTRY_OPTIONS, apiToLocalInput, countryName, localInputToApi } from '
 import { ErrorNote, Field } from '../ui/parts'
 import type { LinkOptions } from './options'
 import { TargetRows, type Refusal, type Row } from './TargetRows'
-import { LISTS, readRefusal, type ListName, type Sent } from './refusal'
+import { LABELS, LISTS, readRefusal, type ListName, type Sent } from './refusal'
 import { SocialCard } from './SocialCard'
 
 const toRows = (m: Record<string, string> | undefined): Row[] => Object.entries(m ?? {}).map(([key, link]) => ({ key, link }))
@@ -161,14 +161,14 @@ export function LinkForm(props: {
 
   return (
     <form onSubmit={submit} noValidate ref={form}>
-      <Field label="Destination URL" hint="Where the short link sends visitors.">
+      <Field label={LABELS.url} hint="Where the short link sends visitors.">
         {(id, hint) => <input id={id} {...refusal('url', hint)} type="url" required value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://example.com/page" />}
       </Field>
       <div className="row">
-        <Field label="Alias" hint="Optional; a random one is chosen otherwise.">
+        <Field label={LABELS.custom} hint="Optional; a random one is chosen otherwise.">
           {(id, hint) => <input id={id} {...refusal('custom', hint)} value={alias} onChange={(e) => setAlias(e.target.value)} autoComplete="off" />}
         </Field>
-        <Field label="Domain">
+        <Field label={LABELS.domain}>
           {(id) => (
             <select id={id} {...refusal('domain')} value={domain} onChange={(e) => setDomain(e.target.value)}>
               <option value="">Default domain</option>
@@ -181,9 +181,9 @@ export function LinkForm(props: {
           )}
         </Field>
       </div>
-      <Field label="Title">{(id) => <input id={id} {...refusal('title')} value={title} onChange={(e) => setTitle(e.target.value)} />}</Field>
+      <Field label={LABELS.title}>{(id) => <input id={id} {...refusal('title')} value={title} onChange={(e) => setTitle(e.target.value)} />}</Field>
       {!edit && (
-        <Field label="Note" hint="Only you see it.">
+        <Field label={LABELS.description} hint="Only you see it.">
           {(id, hint) => <textarea id={id} {...refusal('description', hint)} value={description} onChange={(e) => setDescription(e.target.value)} rows={2} />}
         </Field>
       )}
@@ -191,7 +191,7 @@ export function LinkForm(props: {
       <details className="section">
         <summary>Redirect type, password and expiry</summary>
         <div>
-          <Field label="Redirect type">
+          <Field label={LABELS.type}>
             {(id) => (
               <select id={id} {...refusal('type')} value={type} onChange={(e) => setType(e.target.value)}>
                 <option value="direct">Direct redirect (default)</option>
@@ -219,10 +219,10 @@ export function LinkForm(props: {
             )}
           </Field>
           <div className="row">
-            <Field label="Password" hint={edit && d?.password ? 'This link has a password; type a new one to change it.' : 'Visitors must type it before they are sent on.'}>
+            <Field label={LABELS.password} hint={edit && d?.password ? 'This link has a password; type a new one to change it.' : 'Visitors must type it before they are sent on.'}>
               {(id, hint) => <input id={id} {...refusal('password', hint)} type="password" value={password} onChange={(e) => setPassword(e.target.value)} autoComplete="new-password" />}
             </Field>
-            <Field label="Expiry" hint="In your time zone; after it the link stops working.">
+            <Field label={LABELS.expiry} hint="In your time zone; after it the link stops working.">
               {(id, hint) => <input id={id} {...refusal('expiry', hint)} type="datetime-local" value={expiry} onChange={(e) => setExpiry(e.target.value)} />}
             </Field>
           </div>
@@ -232,7 +232,7 @@ export function LinkForm(props: {
             </label>
           )}
           {!edit && (
-            <Field label="Statistics page">
+            <Field label={LABELS.status}>
               {(id) => (
                 <select id={id} {...refusal('status')} value={status} onChange={(e) => setStatus(e.target.value as 'public' | 'private')}>
                   <option value="private">Private</option>
@@ -248,7 +248,7 @@ export function LinkForm(props: {
         <summary>Redirect status, caching and fallback</summary>
         <div>
           <div className="row">
-            <Field label="Redirect status" hint="301 and 308 are permanent (search engines move to the destination); 302 and 307 are temporary.">
+            <Field label={LABELS.redirectstatus} hint="301 and 308 are permanent (search engines move to the destination); 302 and 307 are temporary.">
               {(id, hint) => (
                 <select id={id} {...refusal('redirectstatus', hint)} value={redirectStatus} onChange={(e) => setRedirectStatus(e.target.value)}>
                   {!edit && <option value="">Service default</option>}
@@ -259,13 +259,13 @@ export function LinkForm(props: {
               )}
             </Field>
             <Field
-              label="Cache lifetime (seconds)"
+              label={LABELS.cachettl}
               hint="Above 0, browsers and proxies may answer repeat visits themselves, so those visits never reach Kurz and are not counted as clicks."
             >
               {(id, hint) => <input id={id} {...refusal('cachettl', hint)} type="number" min={0} step={1} value={cacheTtl} onChange={(e) => setCacheTtl(e.target.value)} />}
             </Field>
           </div>
-          <Field label="Fallback URL" hint="Where visitors go while the destination fails its health check.">
+          <Field label={LABELS.fallback} hint="Where visitors go while the destination fails its health check.">
             {(id, hint) => <input id={id} {...refusal('fallback', hint)} type="url" value={fallback} onChange={(e) => setFallback(e.target.value)} placeholder="https://example.com/maintenance" />}
           </Field>
         </div>
@@ -287,8 +287,8 @@ export function LinkForm(props: {
             <input type="checkbox" {...refusal('deeplink.auto')} checked={deepAuto} onChange={(e) => setDeepAuto(e.target.checked)} /> Build app links from the destination automatically
           </label>
           <div className="row">
-            <Field label="App Store link">{(id) => <input id={id} {...refusal('deeplink.apple')} type="url" value={apple} onChange={(e) => setApple(e.target.value)} placeholder="https://apps.apple.com/…" />}</Field>
-            <Field label="Google Play link">{(id) => <input id={id} {...refusal('deeplink.google')} type="url" value={google} onChange={(e) => setGoogle(e.target.value)} placeholder="https://play.google.com/…" />}</Field>
+            <Field label={LABELS['deeplink.apple']}>{(id) => <input id={id} {...refusal('deeplink.apple')} type="url" value={apple} onChange={(e) => setApple(e.target.value)} placeholder="https://apps.apple.com/…" />}</Field>
+            <Field label={LABELS['deeplink.google']}>{(id) => <input id={id} {...refusal('deeplink.google')} type="url" value={google} onChange={(e) => setGoogle(e.target.value)} placeholder="https://play.google.com/…" />}</Field>
           </div>
           <TargetRows
             {...list('parameters')}
@@ -305,7 +305,7 @@ export function LinkForm(props: {
         <summary>Channel, campaign and pixels</summary>
         <div>
           <div className="row">
-            <Field label="Channel">
+            <Field label={LABELS.channel}>
               {(id) => (
                 <select id={id} {...refusal('channel')} value={channel} onChange={(e) => setChannel(e.target.value)}>
                   <option value="">None</option>
@@ -317,7 +317,7 @@ export function LinkForm(props: {
                 </select>
               )}
             </Field>
-            <Field label="Campaign">
+            <Field label={LABELS.campaign}>
               {(id) => (
                 <select id={id} {...refusal('campaign')} value={campaign} onChange={(e) => setCampaign(e.target.value)}>
                   <option value="">None</option>
@@ -331,7 +331,7 @@ export function LinkForm(props: {
             </Field>
           </div>
           <fieldset aria-describedby={refused?.field === 'pixels' ? errorId : undefined} data-refused={refused?.field === 'pixels' || undefined}>
-            <legend>Pixels</legend>
+            <legend>{LABELS.pixels}</legend>
             {o.pixels.length === 0 && <p className="hint">You have no pixels yet; add them on the Pixels page.</p>}
             {o.pixels.map((p) => (
               <label className="check" key={p.id}>
@@ -347,9 +347,9 @@ export function LinkForm(props: {
         <summary>Social card</summary>
         <div className="grid two">
           <div>
-            <Field label="Meta title">{(id) => <input id={id} {...refusal('metatitle')} value={metaTitle} onChange={(e) => setMetaTitle(e.target.value)} />}</Field>
-            <Field label="Meta description">{(id) => <textarea id={id} {...refusal('metadescription')} rows={3} value={metaDescription} onChange={(e) => setMetaDescription(e.target.value)} />}</Field>
-            <Field label="Meta image URL" hint="A .jpg or .png on https.">
+            <Field label={LABELS.metatitle}>{(id) => <input id={id} {...refusal('metatitle')} value={metaTitle} onChange={(e) => setMetaTitle(e.target.value)} />}</Field>
+            <Field label={LABELS.metadescription}>{(id) => <textarea id={id} {...refusal('metadescription')} rows={3} value={metaDescription} onChange={(e) => setMetaDescription(e.target.value)} />}</Field>
+            <Field label={LABELS.metaimage} hint="A .jpg or .png on https.">
               {(id, hint) => <input id={id} {...refusal('metaimage', hint)} type="url" value={metaImage} onChange={(e) => setMetaImage(e.target.value)} />}
             </Field>
           </div>

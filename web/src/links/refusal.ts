@@ -13,8 +13,8 @@ export const LISTS = {
 } as const
 export type ListName = keyof typeof LISTS
 
-/** The form's label of every other field it sends, by body name. */
-const LABELS: Record<string, string> = {
+/** The form's label of every other field it sends, by body name: LinkForm labels its fields from here. */
+export const LABELS = {
   url: 'Destination URL',
   custom: 'Alias',
   domain: 'Domain',
@@ -36,7 +36,7 @@ const LABELS: Record<string, string> = {
   metatitle: 'Meta title',
   metadescription: 'Meta description',
   metaimage: 'Meta image URL',
-}
+} as const
 
 /** What a submit sent, to read entry numbers back: the form row of each list entry (blank rows are not sent), the pixel ids in order. */
 export interface Sent {
@@ -77,6 +77,6 @@ export function readRefusal(message: string, sent: Sent): Refused | undefined {
   }
   // the deep link object as a whole is its checkbox's
   const field = top === 'deeplink' ? `deeplink.${parts[0] ?? 'auto'}` : top
-  const label = LABELS[field]
+  const label = (LABELS as Record<string, string | undefined>)[field]
   return label === undefined ? undefined : { field, message: `${label}${rest}` }
 }
