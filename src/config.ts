@@ -54,12 +54,23 @@ function flagEnv(name: string) {
     })
 }
 
+/** A whole-number variable whose every refusal is one sentence naming it and the range it takes. */
+function wholeNumber(name: string, min: number, max: number, fallback: number, unit = '') {
+  const rule = `${name} must be a whole number${unit} from ${min}${max === Number.MAX_SAFE_INTEGER ? ' up' : ` to ${max}`}`
+  return z
+    .string()
+    .trim()
+    .refine((v) => /^\d+$/.test(v) && Number(v) >= min && Number(v) <= max, rule)
+    .transform(Number)
+    .default(fallback)
+}
+
 function lowerEnum<const T extends readonly [string, ...string[]]>(name: string, values: T) {
   return z.preprocess((v) => (typeof v === 'string' ? v.trim().toLowerCase() : v), z.enum(values, { message: `${name} must be ${values.join(' or ')}` }))
 }
 
 const env = z.object({
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  PORT: wholeNumber('PORT', 0, 65535, 3000),
   HOST: z.string().default('0.0.0.0'),
   PUBLIC_URL: optionalString.pipe(
     z
@@ -89,10 +100,10 @@ const env = z.object({
   ADMIN_API_KEY: optionalString.pipe(
     z.string().regex(/^[\x21-\x7e]{16,256}$/, 'ADMIN_API_KEY must be 16 to 256 visible ASCII characters (no spaces)').optional(),
   ),
-  RATE_LIMIT_MAX: z.coerce.number().int().positive().default(30),
-  RATE_LIMIT_WINDOW: z.coerce.number().int().positive().default(60),
-  V1_RATE_LIMIT_MAX: z.coerce.number().int().positive().default(120),
-  DASHBOARD_RATE_LIMIT_MAX: z.coerce.number().int().positive().default(600),
+  RATE_LIMIT_MAX: wholeNumber('RATE_LIMIT_MAX', 1, Number.MAX_SAFE_INTEGER, 30, ' of requests'),
+  RATE_LIMIT_WINDOW: wholeNumber('RATE_LIMIT_WINDOW', 1, Number.MAX_SAFE_INTEGER, 60, ' of seconds'),
+  V1_RATE_LIMIT_MAX: wholeNumber('V1_RATE_LIMIT_MAX', 1, Number.MAX_SAFE_INTEGER, 120, ' of requests'),
+  DASHBOARD_RATE_LIMIT_MAX: wholeNumber('DASHBOARD_RATE_LIMIT_MAX', 1, Number.MAX_SAFE_INTEGER, 600, ' of requests'),
   REDIS_URL: optionalString.pipe(z.string().regex(/^rediss?:\/\//i, 'REDIS_URL must be a redis:// or rediss:// URL').optional()),
   TRUST_PROXY: trustProxyEnv.default(false),
   CORS_ORIGINS: corsOriginsEnv.default([]),
@@ -139,7 +150,9 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   const parsed = env.safeParse(given)
   if (!parsed.success) {
     const issue = parsed.error.issues[0]
-    throw new Error(`Invalid configuration: ${issue.path.join('.')}: ${issue.message}`)
+    const name = issue.path.join('.')
+    // a message written for the variable names it already ("PUBLIC_URL must …"); zod's own does not
+    throw new Error(`Invalid configuration: ${issue.message.startsWith(`${name} `) ? issue.message : `${name}: ${issue.message}`}`)
   }
   const e = parsed.data
   const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '')

@@ -70,7 +70,10 @@ process.on('SIGINT', () => void shutdown('SIGINT'))
 try {
   await app.listen({ port: config.listen.port, host: config.listen.host })
 } catch (err) {
-  app.log.error({ err }, 'could not listen')
+  // the usual causes are the operator's settings: one sentence naming the variable, no stack
+  const why = listenProblem((err as { code?: string }).code, config.listen)
+  if (why) process.stderr.write(`${why}\n`)
+  else app.log.error({ err }, 'could not listen')
   await app.close().catch(() => {})
   await handle.close().catch(() => {})
   process.exit(1)
@@ -113,4 +116,14 @@ function adminBox(admin: CreatedAdmin, publicUrl: string): string {
   const width = Math.max(...lines.map((l) => l.length))
   const rule = `+${'-'.repeat(width + 4)}+`
   return ['', rule, ...lines.map((l) => `|  ${l.padEnd(width)}  |`), rule, ''].join('\n') + '\n'
+}
+
+/** What an operator must change when the server cannot listen, or undefined for anything else. */
+function listenProblem(code: string | undefined, { port, host }: { port: number; host: string }): string | undefined {
+  if (code === 'EADDRINUSE') return `PORT ${port} is already in use on ${host}: stop what holds it, or set PORT to a free port.`
+  if (code === 'EACCES') return `PORT ${port} needs privileges this process lacks: use a port above 1023 (with a proxy in front), or grant it the right to bind low ports.`
+  if (code === 'ENOTFOUND' || code === 'EADDRNOTAVAIL' || code === 'EAI_AGAIN') {
+    return `HOST (${host}) is not an address of this machine: set HOST to one of its addresses, 0.0.0.0 for all of them, or 127.0.0.1 for this machine only.`
+  }
+  return undefined
 }

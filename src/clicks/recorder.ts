@@ -356,7 +356,6 @@ export class ClickRecorder {
     this.consecutiveFailures++
     const delay = Math.min(250 * 2 ** (this.consecutiveFailures - 1), MAX_BACKOFF_MS)
     this.timer.backoffUntil = Date.now() + delay
-    const message = (err as Error)?.message ?? String(err)
     const reachable = this.consecutiveFailures >= POISON_ATTEMPTS && this.opts.ping ? await this.opts.ping() : false
     if (reachable) {
       // The database answers but keeps refusing this batch: holding it would block every later click.
@@ -364,11 +363,11 @@ export class ClickRecorder {
       this.counters.dropped += batch.length
       this.consecutiveFailures = 0
       this.timer.backoffUntil = 0
-      this.opts.log.error({ err: message, dropped: batch.length }, 'click batch refused by the database: dropped')
+      this.opts.log.error({ err, dropped: batch.length }, 'click batch refused by the database: dropped')
       return batch.length
     }
     if (this.consecutiveFailures === 1 || this.consecutiveFailures % 20 === 0) {
-      const retry = { err: message, buffered: this.buffer.length, attempt: this.consecutiveFailures, retryInMs: delay }
+      const retry = { err, buffered: this.buffer.length, attempt: this.consecutiveFailures, retryInMs: delay }
       this.opts.log.warn(retry, 'writing clicks failed; kept in memory and retrying')
     }
     throw err

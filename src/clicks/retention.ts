@@ -78,7 +78,7 @@ export function startRetentionJob(db: Db, log: FastifyBaseLogger): () => void {
         const r = await purgeExpiredClicks(db)
         if (r.clicks || r.visitors) log.info(r, 'click retention: expired detail deleted')
       } catch (err) {
-        log.warn({ err: (err as Error).message }, 'click retention purge failed; retrying tomorrow')
+        log.warn({ err }, 'click retention purge failed; retrying tomorrow')
       }
     },
     MINUTE,

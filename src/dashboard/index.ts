@@ -13,7 +13,7 @@ import { findUserWithPlan } from '../accounts/effective-plan.js'
 import { unauthorized } from '../http/errors.js'
 import { csrfTokenFor } from '../http/session-auth.js'
 import { appShell, ICON_PATH, sendAsset, sendIcon, SPA_CSP, webRoot } from './static.js'
-import { consumeSsoToken } from '../resources/admin/sso.js'
+import { consumeSsoToken, ssoTokenValid } from '../resources/admin/sso.js'
 import { SESSION_COOKIE, SESSION_TTL, createSession, endSession, sessionUser } from '../accounts/sessions.js'
 
 /** The sign-in card: off the screen's edges on a phone, fields as wide as the card (lib/html.ts styles the rest). */
@@ -93,8 +93,11 @@ const dashboard: FastifyPluginAsync<{ webRoot?: string }> = async (app, opts) =>
 
   // GET /sso/:token – single-use login URL from GET /api/user/login/:id
   app.get<{ Params: { token: string } }>('/sso/:token', async (req, reply) => {
-    // link previewers probe with HEAD; only a real visit may spend the single use
-    if (req.method === 'HEAD') return reply.code(200).header('cache-control', 'private, no-store').type('text/html; charset=utf-8').send()
+    // link previewers probe with HEAD: it says whether the URL still works, and only a real visit spends it
+    if (req.method === 'HEAD') {
+      const valid = await ssoTokenValid(app.db, req.params.token)
+      return reply.code(valid ? 200 : 410).header('cache-control', 'private, no-store').type('text/html; charset=utf-8').send()
+    }
     const userId = await consumeSsoToken(app.db, req.params.token)
     if (!userId) {
       return messagePage(reply, 410, 'Login link expired', 'This login link has already been used or has expired. Ask for a new one.')

@@ -78,7 +78,7 @@ export function startPgliteMaintenance(db: Db, log: FastifyBaseLogger): () => vo
         firstPass = false
         log.debug({ tables: done.map((t) => t.name), ms: Math.round(performance.now() - t0) }, 'embedded database vacuumed and analysed where needed')
       } catch (err) {
-        if (!stopped()) log.warn({ err: (err as Error).message }, 'vacuuming the embedded database failed; trying again at the next interval')
+        if (!stopped()) log.warn({ err }, 'vacuuming the embedded database failed; trying again at the next interval')
       }
     },
     FIRST_RUN,

@@ -100,8 +100,8 @@ const CONNECTION_MESSAGES = /^(?:Connection terminated|timeout exceeded when try
 
 /**
  * Whether an error means the database is away (down, restarting, unreachable, closed) rather than a
- * bug or a query it refused: SQLSTATE 57P01/57P02/57P03 (shutting down, crashed, starting) and class
- * 08 (connection exception), a refused or cut connection, a closed pool or PGlite. drizzle wraps
+ * bug or a query it refused: SQLSTATE 57P01/57P02/57P03 (shutting down, crashed, starting), class
+ * 08 (connection exception), 53300 (too many connections), a database not accepting connections, a refused or cut connection, a closed pool or PGlite. drizzle wraps
  * driver errors (`cause`), and a refused connect to a name with several addresses is an
  * AggregateError: the whole chain is looked at.
  */
@@ -110,6 +110,9 @@ export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
   const e = err as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown }
   const code = typeof e.code === 'string' ? e.code : ''
   if (code === '57P01' || code === '57P02' || code === '57P03' || /^08[0-9A-Z]{3}$/.test(code)) return true
+  // too many clients, and a database closed to connections (ALTER DATABASE … ALLOW_CONNECTIONS false,
+  // a maintenance window): 55000 is a broad class, so only with that message
+  if (code === '53300' || (code === '55000' && typeof e.message === 'string' && /not currently accepting connections/.test(e.message))) return true
   if (CONNECTION_CODES.has(code)) return true
   if (typeof e.message === 'string' && CONNECTION_MESSAGES.test(e.message)) return true
   if (Array.isArray(e.errors) && e.errors.some((x) => isDatabaseUnavailable(x, depth + 1))) return true

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { checkUrl } from '../lib/url.js'
+import { checkUrl, namedUrlProblem } from '../lib/url.js'
 import { parseTimestamp } from './format.js'
 
 /** Control characters but tab and line breaks: they break logs, terminals and pages (and Postgres cannot store a NUL). */
@@ -59,7 +59,7 @@ export const urlField = (field: string, opts: { httpOnly?: boolean } = {}) =>
   z.string({ message: `${field} must be a string.` }).transform((v, ctx) => {
     const r = checkUrl(v, opts)
     if (r.ok) return r.url
-    ctx.addIssue({ code: 'custom', message: `${field} ${r.message}` })
+    ctx.addIssue({ code: 'custom', message: namedUrlProblem(field, r.message) })
     return z.NEVER
   })
 

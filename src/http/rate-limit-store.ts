@@ -10,6 +10,16 @@ type Result = { current: number; ttl: number }
 type Callback = (err: Error | null, res: Result) => void
 
 /**
+ * The time left, stretched to the next whole second of the window's end: the plugin sends it as
+ * whole seconds from now and rate-limit.ts adds the current second back, which then names the same
+ * reset moment on every request of a window (it wobbled by a second when each part was rounded).
+ */
+function toWholeSecond(res: Result): Result {
+  const now = Date.now()
+  return { current: res.current, ttl: Math.ceil((now + res.ttl) / 1000) * 1000 - now }
+}
+
+/**
  * A @fastify/rate-limit store that counts in Redis while Redis is ready and in this instance
  * otherwise. The plugin's own Redis store fails open when Redis is away (`skipOnError`: no limit
  * at all) or makes every request wait for Redis (without it); this one keeps a per-instance limit
@@ -30,13 +40,13 @@ export function fallbackStore(redis: Redis | null, prefix: string) {
         redis.eval(INCR, 1, this.key + id, timeWindow).then(
           (res) => {
             const [n, ttl] = res as [number, number]
-            cb(null, { current: n, ttl: ttl > 0 ? ttl : timeWindow })
+            cb(null, toWholeSecond({ current: n, ttl: ttl > 0 ? ttl : timeWindow }))
           },
           () => cb(null, this.localIncr(id, timeWindow)),
         )
         return
       }
-      cb(null, this.localIncr(id, timeWindow))
+      cb(null, toWholeSecond(this.localIncr(id, timeWindow)))
     }
 
     // the plugin's typings name route options; at run time it passes its merged settings, with the route under routeInfo

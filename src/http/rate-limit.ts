@@ -25,12 +25,16 @@ export async function registerRateLimit(scope: FastifyInstance, opts: { max: num
     keyGenerator: (req: FastifyRequest) =>
       req.user?.sessionHash ? `s${req.user.sessionHash.slice(0, 32)}` : req.user ? `k${req.user.keyHash?.slice(0, 32) ?? req.user.keyId}` : `ip${req.ip}`,
     errorResponseBuilder: (_req, ctx) =>
-      new ApiError(429, `Rate limit exceeded: at most ${ctx.max} requests per ${window}. Retry in ${Math.ceil(ctx.ttl / 1000)} seconds.`),
+      new ApiError(429, `Rate limit exceeded: at most ${ctx.max} requests per ${window}. Retry in ${Math.min(Math.ceil(ctx.ttl / 1000), seconds)} seconds.`),
   })
-  // The plugin sends seconds-until-reset; DECISIONS §2 wants the reset moment as Unix seconds.
+  // The plugin sends seconds-until-reset; DECISIONS §2 wants the reset moment as Unix seconds. The
+  // store ends the time left on a whole second, so this second plus it is that second
   scope.addHook('onSend', async (_req: FastifyRequest, reply: FastifyReply, payload) => {
     const reset = reply.getHeader('x-ratelimit-reset')
-    if (reset !== undefined) reply.header('x-ratelimit-reset', Math.ceil(Date.now() / 1000) + Number(reset))
+    if (reset !== undefined) reply.header('x-ratelimit-reset', Math.floor(Date.now() / 1000) + Number(reset))
+    // that whole second can be one past the window's length from now; the wait is never longer than the window
+    const retry = reply.getHeader('retry-after')
+    if (retry !== undefined && Number(retry) > seconds) reply.header('retry-after', seconds)
     return payload
   })
 }

@@ -14,6 +14,10 @@ export const validatorCompiler: FastifySchemaCompiler<z.ZodType> =
     const result = schema.safeParse(input)
     if (result.success) return { value: result.data }
     if (httpPart === 'params') return { error: new ApiError(404, 'Not found: no object has that id.') }
+    // a body that is a string, number or list fails as a whole: zod's "expected object, received string" names nothing to fix
+    if (httpPart === 'body' && result.error.issues.some((i) => i.path.length === 0 && i.code === 'invalid_type')) {
+      return { error: new ApiError(400, 'The request body must be a JSON object of fields, not a string, a number or a list.') }
+    }
     return { error: zodToApiError(result.error) }
   }
 

@@ -189,6 +189,9 @@ function v6Reason(a: string): string | null {
  * Why an IP address (v4 or v6 text, brackets allowed) must not be contacted, or null when it is a
  * public unicast address.
  */
+/** A blocked address said as a sentence fragment: "points at an IPv4-mapped loopback address, which is not allowed". */
+export const pointsAtBlocked = (why: string) => `points at ${/^[aeiou]/i.test(why) ? 'an' : 'a'} ${why} address, which is not allowed`
+
 export function blockedReason(address: string, opts: { allowLoopback?: boolean; allowPrivate?: boolean } = {}): string | null {
   const a = address.replace(/^\[|\]$/g, '')
   const family = isIP(a)
@@ -248,7 +251,7 @@ async function resolveTarget(raw: string | URL, o: SafeFetchOptions): Promise<Ta
   }
   for (const a of addresses) {
     const why = blockedReason(a.address, o)
-    if (why) throw new SsrfError('blocked_address', `points at a ${why} address, which is not allowed`)
+    if (why) throw new SsrfError('blocked_address', pointsAtBlocked(why))
   }
   const first = addresses[0]
   return { url, host, address: first.address, family: first.family === 6 ? 6 : 4 }

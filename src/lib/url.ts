@@ -91,6 +91,9 @@ export function checkUrl(input: string, opts: { httpOnly?: boolean } = {}): UrlC
   return { ok: true, url, parsed: null }
 }
 
+/** A checkUrl problem said of a named field: "image must …", "image is refused: the javascript: scheme …". */
+export const namedUrlProblem = (field: string, message: string) => (/^the /.test(message) ? `${field} is refused: ${message}` : `${field} ${message}`)
+
 /**
  * The hosts a visitor may end up on from a URL that passed checkUrl, as the browser reads them:
  * an http(s) URL's host; an intent link's host (opened over http(s) when it names that scheme) and

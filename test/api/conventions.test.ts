@@ -112,8 +112,11 @@ describe('shared API conventions', () => {
       ['an array', '[{"email":"a@example.com"}]'],
       ['a string', '"a@example.com"'],
       ['a number', '42'],
-    ])('refuses a JSON body that is %s with 400', async (_name, payload) => {
-      expectEnvelope(await raw('PUT', '/api/account/update', payload, { 'content-type': 'application/json' }), 400)
+    ])('refuses a JSON body that is %s with 400, saying what the body must be', async (_name, payload) => {
+      const sentence = /^The request body must be a JSON object of fields, not a string, a number or a list\.$/
+      expectEnvelope(await raw('PUT', '/api/account/update', payload, { 'content-type': 'application/json' }), 400, sentence)
+      expectEnvelope(await raw('POST', '/api/url/add', payload, { 'content-type': 'application/json' }), 400, sentence)
+      expectEnvelope(await raw('POST', '/api/channel/add', payload, { 'content-type': 'application/json' }), 400, sentence)
     })
 
     it('survives deeply nested JSON', async () => {

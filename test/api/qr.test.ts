@@ -389,7 +389,7 @@ describe('QR codes API', () => {
       { name: 'a loopback logo', body: { type: 'text', data: 'x', logo: 'https://127.0.0.1/logo.png' }, message: /^logo could not be fetched: the URL points at a loopback address, which is not allowed\.$/ },
       { name: 'a metadata logo', body: { type: 'text', data: 'x', logo: 'https://169.254.169.254/latest/logo.png' }, message: /^logo could not be fetched: the URL points at a link-local \(cloud metadata\) address/ },
       { name: 'a decimal loopback logo', body: { type: 'text', data: 'x', logo: 'https://2130706433/logo.png' }, message: /^logo could not be fetched: the URL points at a loopback address/ },
-      { name: 'a mapped IPv6 loopback logo', body: { type: 'text', data: 'x', logo: 'https://[::ffff:127.0.0.1]/logo.png' }, message: /^logo could not be fetched: the URL points at a IPv4-mapped loopback address/ },
+      { name: 'a mapped IPv6 loopback logo', body: { type: 'text', data: 'x', logo: 'https://[::ffff:127.0.0.1]/logo.png' }, message: /^logo could not be fetched: the URL points at an IPv4-mapped loopback address/ },
       { name: 'a localhost logo', body: { type: 'text', data: 'x', logo: 'https://localhost/logo.png' }, message: /^logo could not be fetched: the URL points at a loopback address/ },
       { name: 'an oversize logo', body: { type: 'text', data: 'x', logo: big }, message: /^logo must be at most 256 KiB\.$/ },
       { name: 'a non-image logo', body: { type: 'text', data: 'x', logo: html }, message: /^logo must be a PNG or JPEG image\.$/ },

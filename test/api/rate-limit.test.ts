@@ -66,6 +66,19 @@ describe('rate limit, default settings (30 per 60 s per key; v1 120)', () => {
     expect(reset).toBeLessThanOrEqual(Math.ceil(nowSeconds()) + 61)
   })
 
+  it('names the same reset moment on every request of a window, whatever the millisecond', async () => {
+    const c = await t.makeUser()
+    vi.useFakeTimers({ toFake: ['Date'] })
+    vi.setSystemTime(Math.floor(Date.now() / 1000) * 1000 + 400) // mid-second: each part rounded alone wobbled
+    const resets = new Set<string>()
+    for (let i = 0; i < 12; i++) {
+      resets.add(String((await c.api.get('/api/account')).headers['x-ratelimit-reset']))
+      vi.setSystemTime(Date.now() + 350)
+    }
+    expect([...resets]).toHaveLength(1)
+    expect(Number([...resets][0])).toBe(Math.ceil((Date.now() - 12 * 350 + 60_000) / 1000))
+  })
+
   it('keeps refusing, on every management endpoint, writes included, and writes nothing', async () => {
     expect((await a.api.put('/api/account/update', { password: 'would-change' })).statusCode).toBe(429)
     expect((await a.api.post('/api/account/apikey')).statusCode).toBe(429)

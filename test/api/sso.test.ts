@@ -110,6 +110,12 @@ describe('SSO login URLs', () => {
     expect(head.statusCode).toBe(200)
     expect(head.headers['set-cookie']).toBeUndefined()
     expect((await visit(path)).statusCode).toBe(302)
+    // and says what a visit would find: the spent URL and one never issued are gone (DECISIONS §3: 410)
+    const spent = await t.app.inject({ method: 'HEAD', url: path })
+    expect(spent.statusCode).toBe(410)
+    expect(spent.headers['set-cookie']).toBeUndefined()
+    expect((await t.app.inject({ method: 'HEAD', url: `/sso/${'x'.repeat(43)}` })).statusCode).toBe(410)
+    expect((await t.app.inject({ method: 'HEAD', url: '/sso/short' })).statusCode).toBe(410)
   })
 
   it('stores only the SHA-256 of the token', async () => {

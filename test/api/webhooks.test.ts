@@ -105,9 +105,16 @@ describe('webhooks: private receivers need ALLOW_PRIVATE_TARGETS', () => {
     'refuses %s with a 400 naming url',
     async (url) => {
       const u = await t.makeUser()
-      expectError(await u.api.post('/api/webhook/add', { url, events: ['link.created'] }), 400, /^url points at a .* address, which is not allowed/)
+      expectError(await u.api.post('/api/webhook/add', { url, events: ['link.created'] }), 400, /^url points at an? .* address, which is not allowed/)
     },
   )
+
+  it('says each refusal as a sentence: "an" before a vowel, the field and the scheme apart', async () => {
+    const u = await t.makeUser()
+    expectError(await u.api.post('/api/webhook/add', { url: 'http://[::ffff:7f00:1]/', events: ['link.created'] }), 400, /^url points at an IPv4-mapped loopback address, which is not allowed\.$/)
+    expectError(await u.api.post('/api/webhook/add', { url: 'http://0.0.0.0/', events: ['link.created'] }), 400, /^url points at an unspecified .*address, which is not allowed\.$/)
+    expectError(await u.api.post('/api/webhook/add', { url: 'javascript:alert(1)', events: ['link.created'] }), 400, /^url is refused: the javascript: scheme is not allowed\.$/)
+  })
 })
 
 describe('webhooks: deliveries', () => {

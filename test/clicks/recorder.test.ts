@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { and, eq, sql } from 'drizzle-orm'
+import { DrizzleQueryError } from 'drizzle-orm/errors'
 import pg from 'pg'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../src/app.js'
@@ -258,7 +259,8 @@ describe('click recorder while the database is unreachable', () => {
       : (new Proxy(real.db, {
           get(target, prop, receiver) {
             // a batch is one execute(), or a transaction when a webhook wants click events
-            if ((prop === 'transaction' || prop === 'execute') && down) return () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432'))
+            // as drizzle fails it: the statement and its parameters in the message, the driver's error as the cause
+            if ((prop === 'transaction' || prop === 'execute') && down) return () => Promise.reject(new DrizzleQueryError('select write_click_batch($1, $2)', ['203.0.113.250', 'visitor-hash-of-someone'], Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })))
             return Reflect.get(target, prop, receiver)
           },
         }) as DbHandle['db'])
@@ -295,6 +297,10 @@ describe('click recorder while the database is unreachable', () => {
     expect(during.failures).toBeGreaterThanOrEqual(2)
     expect(during.dropped).toBe(0)
     expect(logs.join('')).toContain('writing clicks failed; kept in memory and retrying')
+    // the warning names the failure, never the batch's statement or what it carries (visitors' data)
+    const warning = logs.find((l) => l.includes('writing clicks failed'))!
+    expect(warning).toContain('ECONNREFUSED')
+    expect(warning).not.toMatch(/write_click_batch\(|params|203\.0\.113|visitor-hash/)
 
     await setDown(false)
     await eventually(() => app.clicks.stats().buffered === 0, 'the retry wrote the buffer', 400)

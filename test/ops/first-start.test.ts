@@ -140,6 +140,23 @@ describe('a first start that explains itself', { timeout: 180_000 }, () => {
     expect(proc.stderr().trim()).toBe(`DATA_DIR (${file}) is a file, not a directory. Set DATA_DIR to a directory Kurz may write.`)
   })
 
+  it('a PORT already taken, or a HOST that is not this machine: exit 1 with one sentence naming the variable', async () => {
+    const holder = createServer()
+    const port = await new Promise<number>((done) => holder.listen(0, '127.0.0.1', () => done((holder.address() as { port: number }).port)))
+    try {
+      const taken = server({ PORT: String(port), DATA_DIR: join(root, 'port-taken') })
+      expect(await taken.exit).toBe(1)
+      expect(taken.stderr().trim()).toBe(`PORT ${port} is already in use on 127.0.0.1: stop what holds it, or set PORT to a free port.`)
+    } finally {
+      holder.close()
+    }
+    // 192.0.2.1 (TEST-NET-1) is documentation's own address: no machine has it
+    const stranger = server({ PORT: String(await freePort()), DATA_DIR: join(root, 'bad-host'), HOST: '192.0.2.1' })
+    expect(await stranger.exit).toBe(1)
+    expect(stranger.stderr().trim()).toBe('HOST (192.0.2.1) is not an address of this machine: set HOST to one of its addresses, 0.0.0.0 for all of them, or 127.0.0.1 for this machine only.')
+    expect(stranger.stdout()).not.toMatch(/    at /)
+  })
+
   // a Postgres that answers but refuses: no waiting, and Postgres's own words say what to fix
   it.skipIf(!process.env.TEST_DATABASE_URL)('a database that does not exist: exit 1 at once, naming what is wrong', async () => {
     const u = new URL(process.env.TEST_DATABASE_URL!)

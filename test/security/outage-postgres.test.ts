@@ -231,3 +231,46 @@ describe.skipIf(!BASE)('Postgres cut and restored under load', () => {
     expect(reports.length).toBeLessThan(10)
   })
 })
+
+describe.skipIf(!BASE)('a database that refuses connections', () => {
+  let database: { url: string; drop(): Promise<void> }
+  let t: TestApp
+  let alice: TestUser
+  const name = () => new URL(database.url).pathname.slice(1)
+  async function admin(statement: string) {
+    const c = new (await import('pg')).default.Client({ connectionString: BASE })
+    await c.connect()
+    await c.query(statement)
+    await c.end()
+  }
+
+  beforeAll(async () => {
+    database = await emptyPostgres(BASE!)
+    const handle = await createDb({ kind: 'pg', url: database.url })
+    const config = testConfig()
+    const app = await buildApp(config, { db: handle })
+    await app.ready()
+    t = { app, handle, config, api: (key) => new Api(app, key), makeUser: (o) => makeUser(t, o), close: async () => { await app.close(); await handle.close() } }
+    alice = await t.makeUser()
+  })
+  afterAll(async () => {
+    await admin(`alter database ${name()} allow_connections true`).catch(() => {})
+    await t?.close()
+    await database?.drop()
+  })
+
+  // a maintenance window or a failover closes the database to new sessions: SQLSTATE 55000, "not
+  // currently accepting connections"; and a server out of connection slots: 53300
+  it('closed to new connections (ALLOW_CONNECTIONS false): 503 with Retry-After, not 500; then back', async () => {
+    await admin(`alter database ${name()} allow_connections false`)
+    await admin(`select pg_terminate_backend(pid) from pg_stat_activity where datname = '${name()}'`)
+    for (let i = 0; i < 3; i++) expectApi503(await alice.api.get('/api/account'))
+    await admin(`alter database ${name()} allow_connections true`)
+    let back = await alice.api.get('/api/account')
+    for (let i = 0; i < 20 && back.statusCode !== 200; i++) {
+      await new Promise((r) => setTimeout(r, 250))
+      back = await alice.api.get('/api/account')
+    }
+    expect(back.statusCode).toBe(200)
+  })
+})

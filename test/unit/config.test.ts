@@ -116,6 +116,22 @@ describe('loadConfig', () => {
     expect(() => loadConfig(env as Record<string, string>)).toThrow(/^Invalid configuration: /)
   })
 
+  it.each([
+    [{ PORT: 'abc' }, 'PORT must be a whole number from 0 to 65535'],
+    [{ PORT: '70000' }, 'PORT must be a whole number from 0 to 65535'],
+    [{ RATE_LIMIT_MAX: '0' }, 'RATE_LIMIT_MAX must be a whole number of requests from 1 up'],
+    [{ V1_RATE_LIMIT_MAX: '1.5' }, 'V1_RATE_LIMIT_MAX must be a whole number of requests from 1 up'],
+    [{ RATE_LIMIT_WINDOW: '-5' }, 'RATE_LIMIT_WINDOW must be a whole number of seconds from 1 up'],
+    [{ DASHBOARD_RATE_LIMIT_MAX: '1e3' }, 'DASHBOARD_RATE_LIMIT_MAX must be a whole number of requests from 1 up'],
+    [{ PUBLIC_URL: 'ftp://x.example' }, 'PUBLIC_URL must be an http(s) URL'],
+  ])('says %j in one sentence that names the variable once', (env, sentence) => {
+    expect(() => loadConfig(env as Record<string, string>)).toThrow(new RegExp(`^Invalid configuration: ${sentence.replace(/[()]/g, '\\$&')}`))
+  })
+
+  it('reads whole numbers as numbers, with their defaults', () => {
+    expect(loadConfig({ PORT: ' 8080 ', RATE_LIMIT_MAX: '45' })).toMatchObject({ listen: { port: 8080 }, rateLimit: { max: 45, windowSeconds: 60, v1Max: 120, dashboardMax: 600 } })
+  })
+
   it('accepts the admin settings an operator may reasonably choose', () => {
     const c = loadConfig({ ADMIN_EMAIL: 'admin@localhost', ADMIN_PASSWORD: 'pw', ADMIN_API_KEY: 'admin-key-0123456' })
     expect(c.admin).toEqual({ email: 'admin@localhost', username: 'admin', password: 'pw', apiKey: 'admin-key-0123456' })

@@ -90,7 +90,7 @@ describe('email, password, username', () => {
 describe('urlField, timestamp, hexColor', () => {
   it('urlField applies the URL rule and names the field', () => {
     expect(ok(urlField('url'), 'https://example.com')).toBe('https://example.com')
-    expect(bad(urlField('url'), 'javascript:alert(1)')).toMatch(/^url the javascript: scheme/)
+    expect(bad(urlField('url'), 'javascript:alert(1)')).toMatch(/^url is refused: the javascript: scheme is not allowed\.$/)
     expect(bad(urlField('url'), 42)).toBe('url must be a string.')
   })
   it('timestamp', () => {

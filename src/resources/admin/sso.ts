@@ -13,6 +13,16 @@ export async function issueSsoUrl(db: Db, publicUrl: string, userId: number, cre
   return `${publicUrl}/sso/${token}`
 }
 
+/** Whether a token would still sign in, without spending it (a HEAD from a link previewer). */
+export async function ssoTokenValid(db: Db, token: string): Promise<boolean> {
+  if (!/^[A-Za-z0-9_-]{20,100}$/.test(token)) return false
+  const [row] = await db
+    .select({ userId: ssoTokens.userId })
+    .from(ssoTokens)
+    .where(and(eq(ssoTokens.tokenHash, sha256(token)), isNull(ssoTokens.usedAt), gt(ssoTokens.expiresAt, new Date())))
+  return row !== undefined
+}
+
 /**
  * Consumes a token in one conditional UPDATE: of two simultaneous visits, exactly one sees the
  * row still unused and wins. Returns the user id, or null for unknown, used or expired tokens.

@@ -32,7 +32,12 @@ export function checkOrigin(input: string, publicHost: string): OriginCheck {
   }
   const hostname = url.hostname.toLowerCase()
   if (hostname.startsWith('[') || isIP(hostname)) return { ok: false, message: 'domain must be a domain name, not an IP address.' }
+  if (hostname.endsWith('.')) return { ok: false, message: `domain must not end with a dot: write ${hostname.replace(/\.+$/, '')}, without the dot after it.` }
+  const long = hostname.split('.').find((label) => label.length > 63)
+  if (long) return { ok: false, message: `domain has a part longer than 63 characters (${long.slice(0, 20)}…): each part between dots may have at most 63.` }
   if (!HOSTNAME.test(hostname)) return { ok: false, message: 'domain must be a full domain name such as go.example.com.' }
+  // the URL parser takes :0, which no browser can open
+  if (url.port === '0') return { ok: false, message: 'domain must not name port 0: leave the port out, or name one from 1 to 65535.' }
   const host = url.host.toLowerCase()
   if (comparableHost(hostname) === comparableHost(publicHost.replace(/:\d+$/, ''))) {
     return { ok: false, message: 'domain is the default domain of this service; add a domain of your own.' }

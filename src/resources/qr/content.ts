@@ -2,7 +2,7 @@ import { z } from 'zod'
 import type { QrType } from '../../db/schema/qr.js'
 import { zodToApiError } from '../../http/errors.js'
 import { ANY_CONTROL_CHAR, boolish, CONTROL_CHARS, email as emailField, optional, text } from '../../http/fields.js'
-import { checkUrl } from '../../lib/url.js'
+import { checkUrl, namedUrlProblem } from '../../lib/url.js'
 
 /**
  * What a QR code of each type holds (DECISIONS §7). `data` is a string (the finished content) or an
@@ -23,9 +23,6 @@ const MAX_TEXT = 4096
 
 // ---------------------------------------------------------------------------------------------
 // Pieces
-
-/** checkUrl's message after a field name: "data must …", or "data is refused: the javascript: scheme …". */
-const urlMessage = (field: string, message: string) => (/^the /.test(message) ? `${field} is refused: ${message}` : `${field} ${message}`)
 
 /** Percent-encodes everything outside printable ASCII, so a target is always a valid Location header. */
 export function asciiUri(uri: string): string {
@@ -140,7 +137,7 @@ const siteUrl = (field: string) =>
     const s = v.trim()
     const r = checkUrl(/^[a-z][a-z0-9+.-]*:/i.test(s) ? s : `https://${s}`, { httpOnly: true })
     if (r.ok) return r.parsed ? r.parsed.href : r.url
-    ctx.addIssue({ code: 'custom', message: urlMessage(field, r.message) })
+    ctx.addIssue({ code: 'custom', message: namedUrlProblem(field, r.message) })
     return z.NEVER
   })
 
@@ -234,7 +231,7 @@ const SHAPES: Record<QrType, z.ZodType<Parsed>> = {
     .transform((v, ctx) => {
       const r = checkUrl(v)
       if (!r.ok) {
-        ctx.addIssue({ code: 'custom', message: urlMessage('data', r.message) })
+        ctx.addIssue({ code: 'custom', message: namedUrlProblem('data', r.message) })
         return z.NEVER
       }
       return { data: r.url, target: r.parsed ? r.parsed.href : asciiUri(r.url), content: null }

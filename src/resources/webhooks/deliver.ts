@@ -162,7 +162,7 @@ export class DeliveryWorker {
       if (!isDatabaseUnavailable(err)) this.log.warn({ err }, 'webhook deliveries: claiming failed; retrying on the next poll')
       else if (!this.databaseAway) {
         this.databaseAway = true
-        this.log.warn({ err: (err as Error).message }, 'webhook deliveries: the database is away; waiting for it')
+        this.log.warn({ err }, 'webhook deliveries: the database is away; waiting for it')
       }
     }
   }

@@ -8,6 +8,7 @@ import { boolish, clearable, description, idParam, optional, pathId } from '../.
 import { listResponse, pageQuery } from '../../http/pagination.js'
 import { presentDelivery, presentWebhook } from './present.js'
 import { receiverProblem } from './target.js'
+import { namedUrlProblem } from '../../lib/url.js'
 import * as repo from './repo.js'
 
 /**
@@ -49,7 +50,7 @@ const webhooksPlugin: FastifyPluginAsync = async (app) => {
 
   async function checkReceiver(value: string) {
     const problem = await receiverProblem(value, app.config.allowPrivateTargets)
-    if (problem) throw badRequest(`url ${problem}`, 'url')
+    if (problem) throw badRequest(namedUrlProblem('url', problem), 'url')
   }
   async function owned(userId: number, id: number) {
     const w = await repo.findOwnedWebhook(app.db, userId, id)

@@ -1,7 +1,7 @@
 import { lookup } from 'node:dns/promises'
 import { isIP } from 'node:net'
 import { checkUrl } from '../../lib/url.js'
-import { blockedReason, normaliseHost } from '../../lib/ssrf.js'
+import { blockedReason, normaliseHost, pointsAtBlocked } from '../../lib/ssrf.js'
 
 /**
  * Why a webhook URL cannot be a receiver, as a sentence fragment, or null when it can. The same
@@ -25,7 +25,7 @@ export async function receiverProblem(url: string, allowPrivate: boolean): Promi
   }
   for (const a of addresses) {
     const why = blockedReason(a, { allowPrivate })
-    if (why) return `points at a ${why} address, which is not allowed.`
+    if (why) return `${pointsAtBlocked(why)}.`
   }
   return null
 }
