@@ -163,7 +163,8 @@ function topOf(rows: { dimension: string; label: string; n: number }[], dimensio
 
 const orUnknown = (label: string) => label || 'Unknown'
 
-const TOP_DIMENSIONS: readonly string[] = ['country', 'referrer', 'browser', 'os', 'device', 'language']
+/** The dimensions of the top lists. */
+export const TOP_DIMENSIONS: readonly string[] = ['country', 'referrer', 'browser', 'os', 'device', 'language']
 
 /** The all-time sums of the top lists' dimensions, or none when the subject has clicks outside the range. */
 const wholeTops = () => {
@@ -222,7 +223,18 @@ export async function statsSeries(db: Db, subject: string, range: StatsRange): P
           .where(and(eq(clickHourly.subject, subject), sql`${clickHourly.hour} >= ${`${range.from}T00:00:00Z`}::timestamptz`, sql`${clickHourly.hour} < ${`${range.to}T00:00:00Z`}::timestamptz + interval '1 day'`))
       : Promise.resolve([]),
   ])
+  return seriesOf(range, daily, hourly, tops)
+}
 
+/** An hour of the hourly series: its bucket (`YYYY-MM-DD HH:00:00`) and counts. */
+export type HourCounts = { hour: string; clicks: number; unique: number; bots: number }
+
+/**
+ * The answer of a stats route from its rows: every bucket of the range (daily ones from `daily`,
+ * hourly ones from `hourly`), totals summed over the days, and the top lists of `tops`. Shared by
+ * a subject's series and an account's (account-series.ts).
+ */
+export function seriesOf(range: StatsRange, daily: DayCounts[], hourly: HourCounts[], tops: LabelSum[]): StatsSeries {
   const totals = { clicks: 0, uniqueClicks: 0, botClicks: 0 }
   const points = buckets(range)
   for (const r of daily) {
@@ -242,9 +254,9 @@ export async function statsSeries(db: Db, subject: string, range: StatsRange): P
   for (const r of hourly) {
     const p = points.get(r.hour)
     if (!p) continue
-    p.clicks += r.clicks
-    p.uniqueClicks += r.unique
-    p.botClicks += r.bots
+    p.clicks += Number(r.clicks)
+    p.uniqueClicks += Number(r.unique)
+    p.botClicks += Number(r.bots)
   }
   const labelled = tops.map((r) => ({ dimension: r.dimension, label: r.label, n: Number(r.n) }))
   return {

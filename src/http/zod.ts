@@ -18,10 +18,22 @@ export const validatorCompiler: FastifySchemaCompiler<z.ZodType> =
     if (httpPart === 'body' && result.error.issues.some((i) => i.path.length === 0 && i.code === 'invalid_type')) {
       return { error: new ApiError(400, 'The request body must be a JSON object of fields, not a string, a number or a list.') }
     }
-    return { error: zodToApiError(result.error) }
+    return { error: httpPart === 'querystring' ? queryError(result.error, input) : zodToApiError(result.error) }
   }
 
 export interface ZodTypeProvider extends FastifyTypeProvider {
   validator: this['schema'] extends z.ZodType ? z.output<this['schema']> : unknown
   serializer: this['schema'] extends z.ZodType ? z.input<this['schema']> : unknown
+}
+
+/**
+ * A refused query string: `?limit=1&limit=2` arrives as a list, and "limit must be a whole number"
+ * would not say what is wrong, so a scalar given more than once says that instead.
+ */
+export function queryError(error: z.ZodError, query: unknown): ApiError {
+  const given = query && typeof query === 'object' ? (query as Record<string, unknown>) : {}
+  const repeated = error.issues.find((i) => i.code === 'invalid_type' && i.expected !== 'array' && i.path.length === 1 && Array.isArray(given[String(i.path[0])]))
+  if (!repeated) return zodToApiError(error)
+  const message = `${String(repeated.path[0])} must be given once, not as a list.`
+  return new ApiError(400, message, { [String(repeated.path[0])]: [message] })
 }

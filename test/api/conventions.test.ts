@@ -197,6 +197,18 @@ describe('shared API conventions', () => {
     })
   })
 
+  // a parameter given twice arrives as a list; "must be a whole number" would send the caller looking elsewhere
+  describe('a query parameter given twice', () => {
+    it.each([
+      ['/api/urls?limit=1&limit=2', 'limit'],
+      ['/api/urls?page=1&page=2', 'page'],
+      ['/api/users?limit=5&limit=5', 'limit'],
+      ['/api/url/1/stats?interval=day&interval=hour', 'interval'],
+    ])('%s → 400 saying %s must be given once', async (url, field) => {
+      expectEnvelope(await admin.api.get(url), 400, new RegExp(`^${field} must be given once, not as a list\\.$`))
+    })
+  })
+
   // Postgres cannot hold a NUL in text: a search for one reached the driver and answered 500
   describe('a NUL byte (%00) in a query value', () => {
     it.each([

@@ -217,6 +217,7 @@ describe('links: input validation', () => {
     field('parameters', () => [{ name: 'a', value: 1 }], /^parameters\.0\.value: /),
     field('parameters', () => [{ foo: 'bar' }], /^parameters\.0\.name: /),
     field('parameters', () => ['a=b'], /^parameters\.0: /),
+    field('parameters', () => [{ name: 'a\r\nb', value: 'x' }], /^parameters\.0\.name: must not contain control characters such as tabs or line breaks\.$/),
     field('parameters', () => 'a=b', /^parameters: /),
     field('parameters', () => Array.from({ length: 101 }, (_, i) => ({ name: `p${i}`, value: 'v' })), /^parameters: /),
   ]

@@ -6,7 +6,7 @@ import { CASING } from '../../src/db/client.js'
 import { foldTotals } from '../../src/clicks/totals.js'
 import { toDay } from '../../src/http/format.js'
 import { appWith, expectError, type TestApp, type TestUser } from '../helpers/app.js'
-import { visit } from '../helpers/visits.js'
+import { visitAt as visitAtTime } from '../helpers/visits.js'
 import { UA } from '../redirect/user-agents.js'
 
 /* GET /api/url/:id/stats and GET /api/qr/:id/stats (DECISIONS §10.2), over HTTP. */
@@ -21,16 +21,7 @@ describe('statistics over time', () => {
   afterAll(() => t.close())
   afterEach(() => vi.useRealTimers())
 
-  /** A visit answered at `at` (only Date is faked: the flush timers stay real). */
-  async function visitAt(at: string, path: string, o: { ip: string; ua?: string; referer?: string }) {
-    vi.useFakeTimers({ toFake: ['Date'] })
-    vi.setSystemTime(new Date(at))
-    const headers: Record<string, string> = { 'user-agent': o.ua ?? UA.iPhone, 'accept-language': 'de-DE,de;q=0.9' }
-    if (o.referer) headers.referer = o.referer
-    const res = await visit(t, path, { remoteAddress: o.ip, headers })
-    vi.useRealTimers()
-    expect(res.statusCode, res.body).toBe(302)
-  }
+  const visitAt = (at: string, path: string, o: { ip: string; ua?: string; referer?: string }) => visitAtTime(t, at, path, o)
 
   async function addLink(user: TestUser, alias: string): Promise<number> {
     const res = await user.api.post('/api/url/add', { url: 'https://example.com/stats', custom: alias })

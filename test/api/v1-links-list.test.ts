@@ -205,9 +205,9 @@ describe('GET /api/v1/links', () => {
     it.each([
       ['9', 'per_page must be at least 10.'],
       ['101', 'per_page must be at most 100.'],
-      ['abc', 'per_page must be a whole number.'],
-      ['-10', 'per_page must be a whole number.'],
-      ['10.5', 'per_page must be a whole number.'],
+      ['abc', 'per_page must be a whole number from 10 to 100.'],
+      ['-10', 'per_page must be a whole number from 10 to 100.'],
+      ['10.5', 'per_page must be a whole number from 10 to 100.'],
     ])('per_page=%s is a 422 naming per_page', async (perPage, message) => {
       const res = await a.api.get(`/api/v1/links?per_page=${perPage}`)
       expect(res.statusCode).toBe(422)

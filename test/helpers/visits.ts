@@ -1,8 +1,9 @@
 import type { InjectOptions, LightMyRequestResponse } from 'fastify'
-import { expect } from 'vitest'
+import { expect, vi } from 'vitest'
 import { count, eq } from 'drizzle-orm'
 import { clicks, links } from '../../src/db/schema/index.js'
 import type { TestApp } from './app.js'
+import { UA } from '../redirect/user-agents.js'
 
 /* Visiting short links through app.inject, and what a visit's answer must look like. */
 
@@ -12,6 +13,20 @@ export interface VisitOptions {
   method?: InjectOptions['method']
   form?: Record<string, string>
   remoteAddress?: string
+}
+
+/**
+ * A visit answered at `at` from a German iPhone unless told otherwise, expected to redirect (only
+ * Date is faked: the click writer's flush timers stay real). The statistics tests place clicks in time with it.
+ */
+export async function visitAt(t: TestApp, at: string, path: string, o: { ip: string; ua?: string; referer?: string }) {
+  vi.useFakeTimers({ toFake: ['Date'] })
+  vi.setSystemTime(new Date(at))
+  const headers: Record<string, string> = { 'user-agent': o.ua ?? UA.iPhone, 'accept-language': 'de-DE,de;q=0.9' }
+  if (o.referer) headers.referer = o.referer
+  const res = await visit(t, path, { remoteAddress: o.ip, headers })
+  vi.useRealTimers()
+  expect(res.statusCode, res.body).toBe(302)
 }
 
 /** One visit through app.inject: GET unless told, form-encoded body for POST. */

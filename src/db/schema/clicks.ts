@@ -115,6 +115,26 @@ export const clickProfiles = pgTable(
 export const clickProfileRollups = pgView('click_profile_rollups', rollupColumns()).existing()
 
 /**
+ * An account's link rollups summed per day (migration 0017), so its overview (clicks/account-series.ts)
+ * reads a few dozen rows a day instead of one per link, day and label. Only link subjects: a QR code's
+ * scans are its own. Triggers keep it: every insert or update of click_rollups (the daily fold) adds
+ * to it, and a deleted link takes its share away. Besides the rollup dimensions (social left out) it
+ * holds `link`: each link's clicks of the day, label the link id, for the top links.
+ */
+export const clickAccountRollups = pgTable(
+  'click_account_rollups',
+  {
+    userId: integer().notNull(),
+    dimension: text().notNull(),
+    day: date({ mode: 'string' }).notNull(),
+    label: text().notNull(),
+    count: integer().notNull().default(0),
+  },
+  // dimension before day: each read takes a few dimensions over a range of days, one index range each
+  (t) => [primaryKey({ columns: [t.userId, t.dimension, t.day, t.label] })],
+)
+
+/**
  * All-time sums of the same dimensions, one row per (subject, dimension, label), of the rollups up
  * to click_totals_through's day: all-time statistics read these plus the few rollup rows after that
  * day, so answering for a link with a million clicks over years touches a few dozen rows. Only the

@@ -84,6 +84,8 @@ export const links = pgTable(
     // one alias per domain, case-sensitive; null domain = the default domain
     uniqueIndex('links_domain_alias_idx').on(sql`coalesce(${t.domainId}, 0)`, t.alias),
     index('links_user_created_idx').on(t.userId, t.createdAt),
+    // the account overview (clicks/account-series.ts) joins an account's link ids, read from this index alone
+    index('links_user_id_idx').on(t.userId, t.id),
     // no index on `clicks`: every click batch updates it, and an indexed column makes each update
     // write a new entry in every index of the table (migration 0013, docs/decisions.md)
     index('links_campaign_idx').on(t.campaignId),

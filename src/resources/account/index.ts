@@ -7,6 +7,8 @@ import { badRequest, conflict, isUniqueViolation } from '../../http/errors.js'
 import { email, optional, password } from '../../http/fields.js'
 import { hashPassword } from '../../lib/passwords.js'
 import { presentAccount, rotateApiKey } from '../admin/users.js'
+import { accountSeries } from '../../clicks/account-series.js'
+import { parseRange, statsQuery } from '../../clicks/series.js'
 
 const updateBody = z.object({
   email: optional(email()),
@@ -18,6 +20,23 @@ const account: FastifyPluginAsync = async (app) => {
 
   // GET /api/account – the caller's account
   r.get('/api/account', async (req) => ({ error: 0, data: presentAccount(req.user, req.user.plan) }))
+
+  // GET /api/account/stats – (extension) clicks over time, totals and top lists of all the caller's links together
+  r.get(
+    '/api/account/stats',
+    {
+      schema: {
+        summary: 'Statistics over time of all your links',
+        description:
+          'The answer of `GET /api/url/{id}/stats` (same query, defaults, limits and errors) over every link of your account, plus `topLinks`: ' +
+          'the 10 links with the most clicks in the range (`id`, `alias`, `shorturl`, `title`, `clicks`). A QR code\'s own scans are not counted ' +
+          '(a link\'s QR code encodes its short URL, so its scans are that link\'s clicks). `uniqueClicks` is the sum of each link\'s unique ' +
+          'visitors per day (per hour with `interval=hour`): a visitor of two links counts twice.',
+        querystring: statsQuery,
+      },
+    },
+    async (req) => ({ error: 0, data: await accountSeries(app.db, app.config, req.user.id, parseRange(req.query)) }),
+  )
 
   // PUT /api/account/update – change email and/or password
   r.put('/api/account/update', { schema: { body: updateBody } }, async (req) => {

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
-import type { ZodTypeProvider } from '../../http/zod.js'
+import { queryError, type ZodTypeProvider } from '../../http/zod.js'
 import type { AuthUser } from '../../http/auth.js'
 import { idParam } from '../../http/fields.js'
-import { nameField, notFound, zodToApiError } from '../../http/errors.js'
+import { nameField, notFound } from '../../http/errors.js'
 import { listResponse } from '../../http/pagination.js'
 import { linkStats } from '../../clicks/stats.js'
 import { parseRange, statsQuery, statsSeries } from '../../clicks/series.js'
@@ -70,7 +70,7 @@ const links: FastifyPluginAsync = async (app) => {
       return { error: '0' as const, ...(await singleForm(app, link)) }
     }
     const parsed = listQuery.safeParse(req.query)
-    if (!parsed.success) throw zodToApiError(parsed.error)
+    if (!parsed.success) throw queryError(parsed.error, req.query)
     const { rows, total } = await repo.listLinks(app.db, req.user.id, parsed.data)
     return listResponse('urls', rows.map((row) => presentLinkListItem(app.config, row.link, row.domain)), total, parsed.data)
   })

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import type { FieldRef } from '../../http/errors.js'
-import { bodyId, boolish, clearable, CONTROL_CHARS, MAX_ID, optional } from '../../http/fields.js'
+import { ANY_CONTROL_CHAR, bodyId, boolish, clearable, CONTROL_CHARS, MAX_ID, optional } from '../../http/fields.js'
 import { parseTimestamp, toTimestamp } from '../../http/format.js'
 import { pageQuery } from '../../http/pagination.js'
 import { checkUrl } from '../../lib/url.js'
@@ -130,7 +130,16 @@ const parameters = z
         }
         return v
       },
-      z.object({ name: text(255).pipe(z.string().min(1, 'must not be empty.')), value: str(2000) }, { error: 'each entry must be an object {name, value}.' }),
+      z.object(
+        {
+          // a query parameter's name is one line: no tab or line break either
+          name: text(255)
+            .pipe(z.string().min(1, 'must not be empty.'))
+            .refine((s) => !ANY_CONTROL_CHAR.test(s), 'must not contain control characters such as tabs or line breaks.'),
+          value: str(2000),
+        },
+        { error: 'each entry must be an object {name, value}.' },
+      ),
     ),
     { error: 'must be a list of {name, value} objects.' },
   )

@@ -20,9 +20,9 @@ const blankless = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v ===
 
 const intParam = (name: string, min: number, max: number) =>
   z
-    .string({ message: `${name} must be a whole number.` })
+    .string({ message: `${name} must be a whole number from ${min} to ${max}.` })
     .trim()
-    .regex(/^\d{1,10}$/, `${name} must be a whole number.`)
+    .regex(/^\d{1,10}$/, `${name} must be a whole number from ${min} to ${max}.`)
     .transform(Number)
     .pipe(z.number().int().min(min, `${name} must be at least ${min}.`).max(max, `${name} must be at most ${max}.`))
 
@@ -87,9 +87,10 @@ export const intValue = (name: string, min: number, max: number, hint?: string) 
   z.preprocess(
     numeric,
     z
-      .string({ message: `${name} must be ${hint ?? 'a whole number'}.` })
+      .string({ message: `${name} must be ${hint ?? `a whole number from ${min} to ${max}`}.` })
       .trim()
-      .regex(/^\d{1,10}$/, `${name} must be ${hint ?? 'a whole number'}.`)
+      // "-5" or twenty digits: the range says what to send instead
+      .regex(/^\d{1,10}$/, `${name} must be ${hint ?? `a whole number from ${min} to ${max}`}.`)
       .transform(Number)
       .pipe(z.number().min(min, `${name} must be ${hint ?? `at least ${min}`}.`).max(max, `${name} must be ${hint ?? `at most ${max}`}.`)),
   )

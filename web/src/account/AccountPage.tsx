@@ -7,6 +7,13 @@ import { useConfirm } from '../ui/confirm'
 import { formatDateTime } from '../ui/format'
 import { useAction, useLoad } from '../ui/hooks'
 import { Badge, CopyButton, ErrorNote, Field, Loading, PageHead } from '../ui/parts'
+import { withLabels } from '../ui/field-labels'
+
+/** The account forms' labels by body name: an API message names its field by the latter. */
+const LABELS = {
+  email: 'Email address',
+  password: 'New password',
+}
 
 export function AccountPage() {
   const { user, publicUrl } = useSession()
@@ -109,8 +116,8 @@ function EmailForm({ current, onDone }: { current: string; onDone: () => void })
   return (
     <form className="card" onSubmit={submit} aria-labelledby="email-head">
       <h2 id="email-head">Email</h2>
-      <Field label="Email address">{(id) => <input id={id} type="email" value={email} onChange={(e) => setEmail(e.target.value)} autoComplete="email" required />}</Field>
-      <ErrorNote message={save.error} />
+      <Field label={LABELS.email}>{(id) => <input id={id} type="email" value={email} onChange={(e) => setEmail(e.target.value)} autoComplete="email" required />}</Field>
+      <ErrorNote message={withLabels(save.error, LABELS)} />
       <button type="submit" disabled={save.busy || email.trim() === current}>
         Change email
       </button>
@@ -132,9 +139,9 @@ function PasswordForm() {
     <form className="card" onSubmit={submit} aria-labelledby="password-head">
       <h2 id="password-head">Password</h2>
       <p className="sub">Changing it signs you out everywhere, this browser included; your API key keeps working.</p>
-      <Field label="New password">{(id) => <input id={id} type="password" value={password} onChange={(e) => setPassword(e.target.value)} autoComplete="new-password" required />}</Field>
+      <Field label={LABELS.password}>{(id) => <input id={id} type="password" value={password} onChange={(e) => setPassword(e.target.value)} autoComplete="new-password" required />}</Field>
       <Field label="New password again">{(id) => <input id={id} type="password" value={again} onChange={(e) => setAgain(e.target.value)} autoComplete="new-password" required />}</Field>
-      <ErrorNote message={save.error} />
+      <ErrorNote message={withLabels(save.error, LABELS)} />
       <button type="submit" disabled={save.busy || !password}>
         Change password
       </button>

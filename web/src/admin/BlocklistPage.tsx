@@ -9,6 +9,13 @@ import { useAction, useLoad } from '../ui/hooks'
 import { Badge, EmptyState, ErrorNote, Field, Loading, Modal, PageHead, Pager } from '../ui/parts'
 import { useApiPaths } from '../ui/routes-available'
 import { NotYet } from '../webhooks/NotYet'
+import { withLabels } from '../ui/field-labels'
+
+/** The block form's labels by body name (the value's depends on its kind): an API message names its field by the latter. */
+const LABELS = {
+  type: 'Kind',
+  reason: 'Reason',
+}
 
 interface Entry {
   id: number
@@ -129,6 +136,7 @@ function EntryForm({ onDone }: { onDone: () => void }) {
   const [type, setType] = useState<'domain' | 'keyword'>('domain')
   const [value, setValue] = useState('')
   const [reason, setReason] = useState('')
+  const valueLabel = type === 'domain' ? 'Domain to block' : 'Keyword to block'
   const save = useAction()
   async function submit(e: FormEvent) {
     e.preventDefault()
@@ -139,7 +147,7 @@ function EntryForm({ onDone }: { onDone: () => void }) {
   }
   return (
     <form onSubmit={submit}>
-      <Field label="Kind">
+      <Field label={LABELS.type}>
         {(id) => (
           <select id={id} value={type} onChange={(e) => setType(e.target.value as 'domain' | 'keyword')}>
             <option value="domain">Domain</option>
@@ -147,11 +155,11 @@ function EntryForm({ onDone }: { onDone: () => void }) {
           </select>
         )}
       </Field>
-      <Field label={type === 'domain' ? 'Domain to block' : 'Keyword to block'} hint={type === 'domain' ? 'For example evil.example; its subdomains are blocked too.' : 'Matched in destination URLs.'}>
+      <Field label={valueLabel} hint={type === 'domain' ? 'For example evil.example; its subdomains are blocked too.' : 'Matched in destination URLs.'}>
         {(id, hint) => <input id={id} aria-describedby={hint} value={value} onChange={(e) => setValue(e.target.value)} required />}
       </Field>
-      <Field label="Reason">{(id) => <input id={id} value={reason} onChange={(e) => setReason(e.target.value)} />}</Field>
-      <ErrorNote message={save.error} />
+      <Field label={LABELS.reason}>{(id) => <input id={id} value={reason} onChange={(e) => setReason(e.target.value)} />}</Field>
+      <ErrorNote message={withLabels(save.error, { ...LABELS, value: valueLabel })} />
       <div className="actions">
         <button type="submit" disabled={save.busy}>Block</button>
       </div>

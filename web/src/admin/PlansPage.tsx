@@ -5,6 +5,7 @@ import { announce } from '../ui/announce'
 import { useAction, useLoad } from '../ui/hooks'
 import { Badge, EmptyState, ErrorNote, Field, Loading, Modal, PageHead } from '../ui/parts'
 import { useSession } from '../session'
+import { withLabels } from '../ui/field-labels'
 
 const FEATURES = ['custom', 'team', 'splash', 'overlay', 'pixels', 'domain', 'multiple', 'alias', 'device', 'geo', 'bundle', 'parameters', 'export', 'api'] as const
 const COUNTED = ['team', 'splash', 'overlay', 'pixels', 'domain']
@@ -18,6 +19,16 @@ const PERIODS = [
   ['yearly', '/year'],
   ['lifetime', ' lifetime'],
 ] as const
+const priceLabel = (k: string) => `${k[0].toUpperCase()}${k.slice(1)} price (optional)`
+/** The plan form's labels by body name (`limits.links`, `prices.monthly`, `limits.team.count`): an API message names its field by the latter. */
+const PLAN_LABELS: Record<string, string> = {
+  name: 'Plan name',
+  'limits.links': 'Links',
+  'limits.clicks': 'Clicks a month',
+  'limits.retention': 'Retention (days)',
+  ...Object.fromEntries(PERIODS.map(([k]) => [`prices.${k}`, priceLabel(k)])),
+  ...Object.fromEntries(FEATURES.flatMap((f) => [[`limits.${f}`, LABELS[f]], [`limits.${f}.count`, `${LABELS[f]} allowed`]])),
+}
 const money = new Intl.NumberFormat(undefined, { minimumFractionDigits: 0, maximumFractionDigits: 2 })
 
 const hasPrice = (prices: Plan['prices']) => PERIODS.some(([k]) => (prices?.[k] ?? 0) > 0)
@@ -97,7 +108,7 @@ function PlanEditor({ plan, onDone }: { plan?: Plan; onDone: () => void }) {
   return (
     <form onSubmit={submit}>
       <div className="row">
-        <Field label="Plan name">{(id) => <input id={id} value={name} onChange={(e) => setName(e.target.value)} required />}</Field>
+        <Field label={PLAN_LABELS.name}>{(id) => <input id={id} value={name} onChange={(e) => setName(e.target.value)} required />}</Field>
         <label className="check">
           <input type="checkbox" checked={free} onChange={(e) => setFree(e.target.checked)} /> Free plan
         </label>
@@ -110,7 +121,7 @@ function PlanEditor({ plan, onDone }: { plan?: Plan; onDone: () => void }) {
           </p>
           <div className="row">
             {(['monthly', 'yearly', 'lifetime'] as const).map((k) => (
-              <Field key={k} label={`${k[0].toUpperCase()}${k.slice(1)} price (optional)`}>
+              <Field key={k} label={priceLabel(k)}>
                 {(id) => <input id={id} aria-describedby="price-hint" type="number" min={0} step="0.01" placeholder="Not sold" value={prices[k]} onChange={(e) => setPrices({ ...prices, [k]: e.target.value })} />}
               </Field>
             ))}
@@ -118,9 +129,9 @@ function PlanEditor({ plan, onDone }: { plan?: Plan; onDone: () => void }) {
         </fieldset>
       )}
       <div className="row">
-        <Field label="Links" hint="0 means unlimited">{(id, hint) => <input id={id} aria-describedby={hint} type="number" min={0} value={nums.links} onChange={(e) => setNums({ ...nums, links: e.target.value })} />}</Field>
-        <Field label="Clicks a month" hint="0 means unlimited">{(id, hint) => <input id={id} aria-describedby={hint} type="number" min={0} value={nums.clicks} onChange={(e) => setNums({ ...nums, clicks: e.target.value })} />}</Field>
-        <Field label="Retention (days)">{(id) => <input id={id} type="number" min={0} value={nums.retention} onChange={(e) => setNums({ ...nums, retention: e.target.value })} />}</Field>
+        <Field label={PLAN_LABELS['limits.links']} hint="0 means unlimited">{(id, hint) => <input id={id} aria-describedby={hint} type="number" min={0} value={nums.links} onChange={(e) => setNums({ ...nums, links: e.target.value })} />}</Field>
+        <Field label={PLAN_LABELS['limits.clicks']} hint="0 means unlimited">{(id, hint) => <input id={id} aria-describedby={hint} type="number" min={0} value={nums.clicks} onChange={(e) => setNums({ ...nums, clicks: e.target.value })} />}</Field>
+        <Field label={PLAN_LABELS['limits.retention']}>{(id) => <input id={id} type="number" min={0} value={nums.retention} onChange={(e) => setNums({ ...nums, retention: e.target.value })} />}</Field>
       </div>
       <fieldset>
         <legend>Features</legend>
@@ -131,7 +142,7 @@ function PlanEditor({ plan, onDone }: { plan?: Plan; onDone: () => void }) {
                 <input type="checkbox" checked={features[f].enabled === '1'} onChange={(e) => setFeatures({ ...features, [f]: { ...features[f], enabled: e.target.checked ? '1' : '0' } })} /> {LABELS[f]}
               </label>
               {COUNTED.includes(f) && features[f].enabled === '1' && (
-                <Field label={`${LABELS[f]} allowed`} hint="0 means unlimited">
+                <Field label={PLAN_LABELS[`limits.${f}.count`]} hint="0 means unlimited">
                   {(id, hint) => <input id={id} aria-describedby={hint} type="number" min={0} value={features[f].count ?? '0'} onChange={(e) => setFeatures({ ...features, [f]: { ...features[f], count: e.target.value } })} />}
                 </Field>
               )}
@@ -139,7 +150,7 @@ function PlanEditor({ plan, onDone }: { plan?: Plan; onDone: () => void }) {
           ))}
         </div>
       </fieldset>
-      <ErrorNote message={save.error} />
+      <ErrorNote message={withLabels(save.error, PLAN_LABELS)} />
       <div className="actions">
         <button type="submit" disabled={save.busy}>{plan ? 'Save plan' : 'Create plan'}</button>
       </div>

@@ -7,6 +7,21 @@ import { formatDate, localInputToApi } from '../ui/format'
 import { useAction, useLoad } from '../ui/hooks'
 import { Badge, CopyButton, EmptyState, ErrorNote, Field, Loading, Modal, PageHead } from '../ui/parts'
 import { useSession } from '../session'
+import { withLabels } from '../ui/field-labels'
+
+/** The new user form's labels by body name: an API message names its field by the latter. */
+const LABELS = {
+  username: 'Username',
+  email: 'Email',
+  password: 'Password',
+  planid: 'Plan',
+  expiration: 'Plan expires',
+}
+/** The change of plan form's labels by body name. */
+const PLAN_LABELS = {
+  type: 'Billing period',
+  expiration: 'Expires',
+}
 
 const PER_PAGE = 50
 
@@ -142,11 +157,11 @@ function UserForm({ plans, onDone }: { plans: Plan[]; onDone: () => void }) {
   }
   return (
     <form onSubmit={submit}>
-      <Field label="Username">{(id) => <input id={id} value={v.username} onChange={(e) => set({ username: e.target.value })} required autoComplete="off" />}</Field>
-      <Field label="Email">{(id) => <input id={id} type="email" value={v.email} onChange={(e) => set({ email: e.target.value })} required autoComplete="off" />}</Field>
-      <Field label="Password" hint="At least 5 characters.">{(id, hint) => <input id={id} aria-describedby={hint} type="password" value={v.password} onChange={(e) => set({ password: e.target.value })} required autoComplete="new-password" />}</Field>
+      <Field label={LABELS.username}>{(id) => <input id={id} value={v.username} onChange={(e) => set({ username: e.target.value })} required autoComplete="off" />}</Field>
+      <Field label={LABELS.email}>{(id) => <input id={id} type="email" value={v.email} onChange={(e) => set({ email: e.target.value })} required autoComplete="off" />}</Field>
+      <Field label={LABELS.password} hint="At least 5 characters.">{(id, hint) => <input id={id} aria-describedby={hint} type="password" value={v.password} onChange={(e) => set({ password: e.target.value })} required autoComplete="new-password" />}</Field>
       <div className="row">
-        <Field label="Plan">
+        <Field label={LABELS.planid}>
           {(id) => (
             <select id={id} value={v.planid} onChange={(e) => set({ planid: e.target.value })}>
               <option value="">Default plan</option>
@@ -156,9 +171,9 @@ function UserForm({ plans, onDone }: { plans: Plan[]; onDone: () => void }) {
             </select>
           )}
         </Field>
-        <Field label="Plan expires">{(id) => <input id={id} type="datetime-local" value={v.expiration} onChange={(e) => set({ expiration: e.target.value })} />}</Field>
+        <Field label={LABELS.expiration}>{(id) => <input id={id} type="datetime-local" value={v.expiration} onChange={(e) => set({ expiration: e.target.value })} />}</Field>
       </div>
-      <ErrorNote message={save.error} />
+      <ErrorNote message={withLabels(save.error, LABELS)} />
       <div className="actions">
         <button type="submit" disabled={save.busy}>Create user</button>
       </div>
@@ -189,7 +204,7 @@ function PlanForm({ user, plans, onDone }: { user: User; plans: Plan[]; onDone: 
           </select>
         )}
       </Field>
-      <Field label="Billing period">
+      <Field label={PLAN_LABELS.type}>
         {(id) => (
           <select id={id} value={type} onChange={(e) => setType(e.target.value)}>
             <option value="monthly">Monthly</option>
@@ -198,8 +213,8 @@ function PlanForm({ user, plans, onDone }: { user: User; plans: Plan[]; onDone: 
           </select>
         )}
       </Field>
-      <Field label="Expires" hint="Leave empty to follow the billing period.">{(id, hint) => <input id={id} aria-describedby={hint} type="datetime-local" value={expiration} onChange={(e) => setExpiration(e.target.value)} />}</Field>
-      <ErrorNote message={save.error} />
+      <Field label={PLAN_LABELS.expiration} hint="Leave empty to follow the billing period.">{(id, hint) => <input id={id} aria-describedby={hint} type="datetime-local" value={expiration} onChange={(e) => setExpiration(e.target.value)} />}</Field>
+      <ErrorNote message={withLabels(save.error, PLAN_LABELS)} />
       <div className="actions">
         <button type="submit" disabled={save.busy}>Change plan</button>
       </div>

@@ -1,4 +1,4 @@
-import { useEffect, useId, useMemo, useState } from 'react'
+import { useEffect, useId, useMemo, useState, type ReactNode } from 'react'
 import { useSearchParams } from 'react-router'
 import { ApiError, api, qs } from '../api/client'
 import type { LinkStatsSummary, Stats, StatsSeriesPoint, TopMap } from '../api/types'
@@ -78,7 +78,7 @@ function readRange(params: URLSearchParams, now = new Date()): { range: Range; i
   return { range: { from, to, preset }, interval }
 }
 
-type Loaded = { kind: 'stats'; stats: Stats } | { kind: 'fallback' }
+type Loaded<S> = { kind: 'stats'; stats: S } | { kind: 'fallback' }
 type Totals = { clicks: number; uniqueClicks: number; botClicks?: number }
 
 const sum = (points: StatsSeriesPoint[]): Required<Totals> =>
@@ -89,9 +89,10 @@ const sum = (points: StatsSeriesPoint[]): Required<Totals> =>
  * exists on a server (404 while the object itself exists), the all-time totals are shown instead.
  * The date inputs are checked here: a range the API would refuse is named beside them and never
  * sent, and the cards keep describing the range they were loaded for. The range shown lives in
- * the address, as the links page keeps its filters there.
+ * the address, as the links page keeps its filters there. Without a `summary` (the account overview)
+ * a 404 is an error like any other; `extra` shows more of the loaded answer below the chart.
  */
-export function StatsView({ base, summary, noun }: { base: string; summary: LinkStatsSummary; noun: 'Clicks' | 'Scans' }) {
+export function StatsView<S extends Stats = Stats>({ base, summary, noun, extra }: { base: string; summary?: LinkStatsSummary; noun: 'Clicks' | 'Scans'; extra?: (stats: S) => ReactNode }) {
   const [params, setParams] = useSearchParams()
   const named = ['from', 'to', 'interval', 'range'].map((k) => params.get(k)).join(' ')
   // eslint-disable-next-line react-hooks/exhaustive-deps
@@ -108,12 +109,12 @@ export function StatsView({ base, summary, noun }: { base: string; summary: Link
   /** "1 click", "2 clicks" */
   const counted = (n: number) => `${n} ${n === 1 ? lower.replace(/s$/, '') : lower}`
 
-  const loaded = useLoad<Loaded>(async () => {
+  const loaded = useLoad<Loaded<S>>(async () => {
     try {
-      const r = await api.get<{ data: Stats }>(`${base}/stats${qs({ from: range.from, to: range.to, interval: hourly ? 'hour' : 'day' })}`)
+      const r = await api.get<{ data: S }>(`${base}/stats${qs({ from: range.from, to: range.to, interval: hourly ? 'hour' : 'day' })}`)
       return { kind: 'stats', stats: r.data }
     } catch (err) {
-      if (err instanceof ApiError && err.status === 404) return { kind: 'fallback' }
+      if (summary && err instanceof ApiError && err.status === 404) return { kind: 'fallback' }
       throw err
     }
   }, [base, range.from, range.to, hourly])
@@ -165,8 +166,8 @@ export function StatsView({ base, summary, noun }: { base: string; summary: Link
   // cards show the loaded range's figures; the link's all-time ones, labelled "All time", where the
   // server has no stats route and until the first answer; nothing after an error (an error is never
   // shown beside the totals of another range)
-  const allTime = loaded.data?.kind === 'fallback' || (!loaded.data && !loaded.error)
-  const totals: Totals | undefined = stats && points ? (last24 ? sum(points) : stats.totals) : allTime ? { clicks: summary.clicks, uniqueClicks: summary.uniqueClicks } : undefined
+  const allTime = !!summary && (loaded.data?.kind === 'fallback' || (!loaded.data && !loaded.error))
+  const totals: Totals | undefined = stats && points ? (last24 ? sum(points) : stats.totals) : allTime && summary ? { clicks: summary.clicks, uniqueClicks: summary.uniqueClicks } : undefined
   const tops = stats ?? (allTime ? summary : undefined)
   const windowFrom = last24 && points?.length ? parseApiDate(points[0].date) : null
   const windowTo = last24 && points?.length ? parseApiDate(points[points.length - 1].date) : null
@@ -179,7 +180,9 @@ export function StatsView({ base, summary, noun }: { base: string; summary: Link
       ? `${noun} over time, ${described}: no ${lower} in this range`
       : stats && totals
         ? `${noun} over time, ${described}: ${counted(totals.clicks)}, ${totals.uniqueClicks} unique, ${totals.botClicks} from bots`
-        : `${noun} over time: ${counted(summary.clicks)} in total`
+        : summary
+          ? `${noun} over time: ${counted(summary.clicks)} in total`
+          : `${noun} over time`
   const show = (n: number | undefined) => (n === undefined ? '—' : formatNumber(n))
   const apiTotals = stats?.totals
   const differs = last24 && totals && apiTotals && (apiTotals.clicks !== totals.clicks || apiTotals.uniqueClicks !== totals.uniqueClicks || apiTotals.botClicks !== totals.botClicks)
@@ -327,6 +330,8 @@ export function StatsView({ base, summary, noun }: { base: string; summary: Link
           </details>
         )}
       </section>
+
+      {stats && extra?.(stats)}
 
       {tops && (
         <div className="grid three">

@@ -7,6 +7,13 @@ import { useConfirm } from '../ui/confirm'
 import { useAction, useLoad } from '../ui/hooks'
 import { LinkPicker } from '../ui/LinkPicker'
 import { Badge, CopyButton, EmptyState, ErrorNote, Field, Loading, Modal, PageHead } from '../ui/parts'
+import { withLabels } from '../ui/field-labels'
+
+/** The campaign form's labels by body name: an API message names its field by the latter. */
+const LABELS = {
+  name: 'Campaign name',
+  slug: 'Rotator slug',
+}
 
 export function CampaignsPage() {
   const list = useLoad(() => api.get<ListOf<'campaigns', Campaign>>('/api/campaigns?limit=1000'), [])
@@ -112,14 +119,14 @@ function CampaignForm({ campaign, onDone, onCancel }: { campaign?: Campaign; onD
   }
   return (
     <form onSubmit={submit}>
-      <Field label="Campaign name">{(id) => <input id={id} value={name} onChange={(e) => setName(e.target.value)} required />}</Field>
-      <Field label="Rotator slug" hint="Optional: a short address that sends each visitor to the campaign's next link.">
+      <Field label={LABELS.name}>{(id) => <input id={id} value={name} onChange={(e) => setName(e.target.value)} required />}</Field>
+      <Field label={LABELS.slug} hint="Optional: a short address that sends each visitor to the campaign's next link.">
         {(id, hint) => <input id={id} aria-describedby={hint} value={slug} onChange={(e) => setSlug(e.target.value)} />}
       </Field>
       <label className="check">
         <input type="checkbox" checked={isPublic} onChange={(e) => setPublic(e.target.checked)} /> Public list page
       </label>
-      <ErrorNote message={save.error} />
+      <ErrorNote message={withLabels(save.error, LABELS)} />
       <div className="actions">
         <button type="button" className="secondary" onClick={onCancel}>Cancel</button>
         <button type="submit" disabled={save.busy}>{campaign ? 'Save campaign' : 'Create campaign'}</button>

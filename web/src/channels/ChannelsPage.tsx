@@ -6,6 +6,14 @@ import { announce } from '../ui/announce'
 import { useConfirm } from '../ui/confirm'
 import { useAction, useLoad } from '../ui/hooks'
 import { EmptyState, ErrorNote, Field, Loading, Modal, PageHead } from '../ui/parts'
+import { withLabels } from '../ui/field-labels'
+
+/** The channel form's labels by body name: an API message names its field by the latter. */
+const LABELS = {
+  name: 'Channel name',
+  description: 'Description',
+  color: 'Colour',
+}
 
 export function ChannelsPage() {
   const list = useLoad(() => api.get<ListOf<'channels', Channel>>('/api/channels?limit=1000'), [])
@@ -74,13 +82,13 @@ function ChannelForm({ channel, onDone, onCancel }: { channel?: Channel; onDone:
   }
   return (
     <form onSubmit={submit}>
-      <Field label="Channel name">{(id) => <input id={id} value={name} onChange={(e) => setName(e.target.value)} required />}</Field>
-      <Field label="Description">{(id) => <textarea id={id} rows={2} value={description} onChange={(e) => setDescription(e.target.value)} />}</Field>
-      <Field label="Colour">{(id) => <input id={id} type="color" value={color} onChange={(e) => setColor(e.target.value)} />}</Field>
+      <Field label={LABELS.name}>{(id) => <input id={id} value={name} onChange={(e) => setName(e.target.value)} required />}</Field>
+      <Field label={LABELS.description}>{(id) => <textarea id={id} rows={2} value={description} onChange={(e) => setDescription(e.target.value)} />}</Field>
+      <Field label={LABELS.color}>{(id) => <input id={id} type="color" value={color} onChange={(e) => setColor(e.target.value)} />}</Field>
       <label className="check">
         <input type="checkbox" checked={starred} onChange={(e) => setStarred(e.target.checked)} /> Starred
       </label>
-      <ErrorNote message={save.error} />
+      <ErrorNote message={withLabels(save.error, LABELS)} />
       <div className="actions">
         <button type="button" className="secondary" onClick={onCancel}>Cancel</button>
         <button type="submit" disabled={save.busy}>{channel ? 'Save channel' : 'Create channel'}</button>

@@ -5,6 +5,14 @@ import { announce } from '../ui/announce'
 import { useConfirm } from '../ui/confirm'
 import { useAction, useLoad } from '../ui/hooks'
 import { EmptyState, ErrorNote, Field, Loading, Modal, PageHead } from '../ui/parts'
+import { withLabels } from '../ui/field-labels'
+
+/** The domain form's labels by body name: an API message names its field by the latter. */
+const LABELS = {
+  domain: 'Domain name',
+  redirectroot: 'Root redirect',
+  redirect404: 'Not-found redirect',
+}
 
 export function DomainsPage() {
   const list = useLoad(() => api.get<ListOf<'domains', Domain>>('/api/domains?limit=1000'), [])
@@ -89,16 +97,16 @@ function DomainForm({ domain, onDone, onCancel }: { domain?: Domain; onDone: () 
   }
   return (
     <form onSubmit={submit}>
-      <Field label="Domain name" hint="With http:// or https://, for example https://go.example.com">
+      <Field label={LABELS.domain} hint="With http:// or https://, for example https://go.example.com">
         {(id, hint) => <input id={id} aria-describedby={hint} value={name} onChange={(e) => setName(e.target.value)} disabled={!!domain} required />}
       </Field>
-      <Field label="Root redirect" hint="Where visitors of the bare domain go (optional).">
+      <Field label={LABELS.redirectroot} hint="Where visitors of the bare domain go (optional).">
         {(id, hint) => <input id={id} aria-describedby={hint} type="url" value={root} onChange={(e) => setRoot(e.target.value)} />}
       </Field>
-      <Field label="Not-found redirect" hint="Where unknown short links on this domain go (optional).">
+      <Field label={LABELS.redirect404} hint="Where unknown short links on this domain go (optional).">
         {(id, hint) => <input id={id} aria-describedby={hint} type="url" value={notFound} onChange={(e) => setNotFound(e.target.value)} />}
       </Field>
-      <ErrorNote message={save.error} />
+      <ErrorNote message={withLabels(save.error, LABELS)} />
       <div className="actions">
         <button type="button" className="secondary" onClick={onCancel}>Cancel</button>
         <button type="submit" disabled={save.busy}>{domain ? 'Save domain' : 'Add domain'}</button>

@@ -30,6 +30,8 @@ export function LinkForm(props: {
   error?: string
   onSubmit: (body: Record<string, unknown>) => void
   onCancel?: () => void
+  /** told whether the form now holds changes, so closing it can ask before they are lost */
+  onChanged?: (changed: boolean) => void
 }) {
   const d = props.initial
   const o = props.options
@@ -84,8 +86,8 @@ export function LinkForm(props: {
     })
   }, [refused])
 
-  function submit(e: FormEvent) {
-    e.preventDefault()
+  /** What a submit sends. */
+  function bodyOf(): Record<string, unknown> {
     const body: Record<string, unknown> = {
       url: url.trim(),
       custom: alias.trim() || undefined,
@@ -119,6 +121,23 @@ export function LinkForm(props: {
     if (cacheTtl.trim() !== String(d?.cachettl ?? 0)) body.cachettl = cacheTtl.trim() === '' ? (edit ? null : undefined) : Number(cacheTtl)
     body.fallback = blank(fallback)
     for (const k of Object.keys(body)) if (body[k] === undefined) delete body[k]
+    return body
+  }
+  // the form holds changes when it would send something other than it did untouched, or a row is
+  // half filled in (a field typed in and emptied again, or an empty row added, is no change)
+  const begun = [geo, device, language, params].map((rows) => rows.filter((r) => r.key.trim() || r.link.trim()))
+  const sends = JSON.stringify([bodyOf(), begun])
+  const untouched = useRef(sends)
+  const changed = sends !== untouched.current
+  const { onChanged } = props
+  // told in the commit, not after it: an Escape pressed right after typing must already know
+  useLayoutEffect(() => {
+    onChanged?.(changed)
+  }, [changed, onChanged])
+
+  function submit(e: FormEvent) {
+    e.preventDefault()
+    const body = bodyOf()
     sent.current = {
       rows: { geotarget: sentRows(geo, filled), devicetarget: sentRows(device, filled), languagetarget: sentRows(language, filled), parameters: sentRows(params, (p) => !!p.key.trim()) },
       pixels,

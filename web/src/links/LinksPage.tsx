@@ -1,4 +1,4 @@
-import { lazy, Suspense, useEffect, useState } from 'react'
+import { lazy, Suspense, useEffect, useRef, useState, type SyntheticEvent } from 'react'
 import { Link, useNavigate, useSearchParams } from 'react-router'
 import { api, qs } from '../api/client'
 import type { V1Link, V1List } from '../api/types'
@@ -24,6 +24,8 @@ export function LinksPage() {
   const confirm = useConfirm()
   const options = useLinkOptions()
   const [creating, setCreating] = useState(false)
+  const changed = useRef(false)
+  const asking = useRef(false)
   const [bulk, setBulk] = useState(false)
   const [qrOf, setQrOf] = useState<V1Link>()
   const [created, setCreated] = useState<string>()
@@ -62,10 +64,31 @@ export function LinksPage() {
       short = (await api.post<{ shorturl: string }>('/api/url/add', body)).shorturl
     })
     if (!ok) return
-    setCreating(false)
+    closeNew()
     setCreated(short)
     announce('Link created.')
     list.reload()
+  }
+
+  const closeNew = () => {
+    changed.current = false
+    setCreating(false)
+  }
+  /**
+   * Escape, ✕ or Cancel on the New link form: with changes in it, it asks first, the form kept open
+   * meanwhile. The Modal passes its event: Escape's `cancel` is stopped here. A browser may close
+   * the dialog anyway (Escape again with no other input since); keeping on editing opens it again.
+   */
+  async function requestCloseNew(e?: SyntheticEvent) {
+    if (!changed.current) return closeNew()
+    e?.preventDefault()
+    const dialog = e?.currentTarget instanceof Element ? e.currentTarget.closest('dialog') : null
+    if (asking.current) return
+    asking.current = true
+    const discard = await confirm({ title: 'Discard this link?', message: <p>What you typed in the form will be lost.</p>, confirm: 'Discard', cancel: 'Keep editing' })
+    asking.current = false
+    if (discard) closeNew()
+    else if (dialog && !dialog.open) dialog.showModal()
   }
 
   async function onDelete(link: V1Link) {
@@ -241,9 +264,9 @@ export function LinksPage() {
       )}
       {data && <Pager page={data.meta.current_page} maxPage={data.meta.last_page} total={data.meta.total} noun="links" onPage={(p) => set({ page: String(p) })} />}
 
-      <Modal title="New link" open={creating} onClose={() => setCreating(false)} wide>
+      <Modal title="New link" open={creating} onClose={requestCloseNew} wide>
         {options.data ? (
-          <LinkForm mode="create" options={options.data} busy={create.busy} error={create.error} onSubmit={onCreate} onCancel={() => setCreating(false)} />
+          <LinkForm mode="create" options={options.data} busy={create.busy} error={create.error} onSubmit={onCreate} onCancel={requestCloseNew} onChanged={(c) => (changed.current = c)} />
         ) : (
           <Loading />
         )}

@@ -4,6 +4,33 @@ import type { Overlay, Splash } from '../api/types'
 import { announce } from '../ui/announce'
 import { useAction, useLoad } from '../ui/hooks'
 import { ErrorNote, Field, Loading } from '../ui/parts'
+import { withLabels } from '../ui/field-labels'
+
+/** The overlay form's labels by body name. */
+const OVERLAY_LABELS = {
+  name: 'Overlay name',
+  type: 'Kind',
+  position: 'Position',
+  title: 'Title',
+  message: 'Message',
+  options: 'Poll answers',
+  button: 'Button label',
+  buttonurl: 'Button URL',
+  background: 'Background',
+  color: 'Text colour',
+  buttonbackground: 'Button colour',
+  buttoncolor: 'Button text',
+}
+
+/** The splash page form's labels by body name: an API message names its field by the latter. */
+const SPLASH_LABELS = {
+  name: 'Splash page name',
+  title: 'Title',
+  message: 'Message',
+  image: 'Image URL',
+  button: 'Button label',
+  countdown: 'Countdown (seconds)',
+}
 
 const POSITIONS = ['bottom-left', 'bottom-right', 'top', 'bottom', 'center'] as const
 
@@ -49,7 +76,7 @@ function SplashForm({ initial, onDone, onCancel }: { initial?: Splash; onDone: (
             <span className="button small">{v.button || 'Continue'}</span>
           </div>
         </div>
-        <ErrorNote message={save.error} />
+        <ErrorNote message={withLabels(save.error, SPLASH_LABELS)} />
         <div className="actions">
           <button type="button" className="secondary" onClick={onCancel}>Cancel</button>
           <button type="submit" disabled={save.busy}>Save splash page</button>
@@ -165,7 +192,7 @@ function OverlayForm({ initial, onDone, onCancel }: { initial?: Overlay; onDone:
             </span>
           </div>
         </div>
-        <ErrorNote message={save.error} />
+        <ErrorNote message={withLabels(save.error, OVERLAY_LABELS)} />
         <div className="actions">
           <button type="button" className="secondary" onClick={onCancel}>Cancel</button>
           <button type="submit" disabled={save.busy}>Save overlay</button>

@@ -6,6 +6,14 @@ import { useConfirm } from '../ui/confirm'
 import { formatDate } from '../ui/format'
 import { useAction, useLoad } from '../ui/hooks'
 import { EmptyState, ErrorNote, Field, Loading, Modal, PageHead } from '../ui/parts'
+import { withLabels } from '../ui/field-labels'
+
+/** The pixel form's labels by body name: an API message names its field by the latter. */
+const LABELS = {
+  type: 'Provider',
+  name: 'Pixel name',
+  tag: 'Tag',
+}
 
 const typeName = (t: string) => PIXEL_TYPES.find(([v]) => v === t)?.[1] ?? t
 
@@ -90,7 +98,7 @@ function PixelForm({ pixel, onDone, onCancel }: { pixel?: Pixel; onDone: () => v
   }
   return (
     <form onSubmit={submit}>
-      <Field label="Provider">
+      <Field label={LABELS.type}>
         {(id) => (
           <select id={id} value={type} onChange={(e) => setType(e.target.value)} disabled={!!pixel}>
             {PIXEL_TYPES.map(([v, l]) => (
@@ -99,11 +107,11 @@ function PixelForm({ pixel, onDone, onCancel }: { pixel?: Pixel; onDone: () => v
           </select>
         )}
       </Field>
-      <Field label="Pixel name">{(id) => <input id={id} value={name} onChange={(e) => setName(e.target.value)} required />}</Field>
-      <Field label="Tag" hint="The provider's id, for example GTM-ABC1234.">
+      <Field label={LABELS.name}>{(id) => <input id={id} value={name} onChange={(e) => setName(e.target.value)} required />}</Field>
+      <Field label={LABELS.tag} hint="The provider's id, for example GTM-ABC1234.">
         {(id, hint) => <input id={id} aria-describedby={hint} value={tag} onChange={(e) => setTag(e.target.value)} required />}
       </Field>
-      <ErrorNote message={save.error} />
+      <ErrorNote message={withLabels(save.error, LABELS)} />
       <div className="actions">
         <button type="button" className="secondary" onClick={onCancel}>Cancel</button>
         <button type="submit" disabled={save.busy}>{pixel ? 'Save pixel' : 'Create pixel'}</button>

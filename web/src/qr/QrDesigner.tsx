@@ -1,6 +1,7 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react'
 import QRCode from 'qrcode'
 import { ErrorNote, Field } from '../ui/parts'
+import { withLabels } from '../ui/field-labels'
 import { contrastRatio, lowContrast, MIN_CONTRAST, parseColour } from '../../../src/lib/colour.js'
 
 export const QR_TYPES = [
@@ -206,6 +207,8 @@ export function QrDesigner(props: { initial?: QrDesign; busy: boolean; error?: s
 
   const set = (k: string, v: string) => setValues({ ...values, [k]: v })
   const contrastWarning = lowContrast(fg, bg) ? contrastId : undefined
+  // an API message names the form's fields by body name: `data` for a one-field type, else `data.email` and the like
+  const labels = { name: 'Name', type: 'Type', foreground: 'Foreground colour', background: 'Background colour', logo: 'Logo', 'data.encryption': 'Security', ...Object.fromEntries(FIELDS[type].map(([k, label], _, all) => [all.length === 1 ? 'data' : `data.${k}`, label])) }
   return (
     <form onSubmit={submit} className="grid two">
       <div>
@@ -277,7 +280,7 @@ export function QrDesigner(props: { initial?: QrDesign; busy: boolean; error?: s
           <canvas ref={canvas} role="img" aria-labelledby="qr-preview-label" />
         </div>
         <p className="hint">Codes of links, phone numbers, emails, SMS and contacts are saved pointing at a tracked scan address, so their scans are counted.</p>
-        <ErrorNote message={props.error} />
+        <ErrorNote message={withLabels(props.error, labels)} />
         <div className="actions">
           <button type="button" className="secondary" onClick={props.onCancel}>
             Cancel

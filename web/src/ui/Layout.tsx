@@ -1,10 +1,11 @@
-import { useEffect, useRef, useState } from 'react'
+import { useEffect, useRef } from 'react'
 import { NavLink, Outlet, useLocation } from 'react-router'
 import { useSession } from '../session'
 import { focusPageTitle } from './focus'
 import { StatusMessage } from './StatusMessage'
 
 const MAIN = [
+  ['overview', 'Overview'],
   ['links', 'Links'],
   ['qr', 'QR codes'],
   ['domains', 'Domains'],
@@ -25,31 +26,28 @@ const ADMIN = [
 export function Layout() {
   const { user } = useSession()
   const location = useLocation()
-  const [menuOpen, setMenuOpen] = useState(false)
   const shown = useRef(location.pathname)
-  const menuButton = useRef<HTMLButtonElement>(null)
+  const nav = useRef<HTMLElement>(null)
 
-  // a route change closes the small-screen menu and moves focus to the new page's heading
-  // (not on the first page: a fresh load starts at the top, skip link first). The heading shows a
-  // focus ring only when the visitor uses the keyboard: a click or a redirect draws none.
+  // a route change moves focus to the new page's heading (not on the first page: a fresh load
+  // starts at the top, skip link first). The heading shows a focus ring only when the visitor uses
+  // the keyboard: a click or a redirect draws none.
   useEffect(() => {
-    setMenuOpen(false)
     if (shown.current === location.pathname) return
     shown.current = location.pathname
     requestAnimationFrame(focusPageTitle)
   }, [location.pathname])
 
-  // Escape closes the small-screen menu and gives focus back to its button (a dialog's Escape is its own)
+  // on a narrow screen the navigation is a strip that scrolls sideways: the current page's link is
+  // brought to its middle. Only the strip scrolls (never the window, as scrollIntoView would).
   useEffect(() => {
-    if (!menuOpen) return
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key !== 'Escape' || e.defaultPrevented || document.querySelector('dialog[open]')) return
-      setMenuOpen(false)
-      menuButton.current?.focus()
-    }
-    document.addEventListener('keydown', onKey)
-    return () => document.removeEventListener('keydown', onKey)
-  }, [menuOpen])
+    const strip = nav.current
+    const current = strip?.querySelector('a.active')
+    if (!strip || !current || strip.scrollWidth <= strip.clientWidth) return
+    const s = strip.getBoundingClientRect()
+    const c = current.getBoundingClientRect()
+    strip.scrollLeft += c.left - s.left - (s.width - c.width) / 2
+  }, [location.pathname])
 
   return (
     <div className="shell">
@@ -63,9 +61,6 @@ export function Layout() {
           </span>
           Kurz
         </a>
-        <button ref={menuButton} type="button" className="ghost menu-toggle" aria-expanded={menuOpen} aria-controls="sidenav" onClick={() => setMenuOpen((o) => !o)}>
-          Menu
-        </button>
         <div className="who">
           <span className="who-name">{user.username}</span>
           <span className="badge plain">{user.admin ? 'Admin' : user.plan.name}</span>
@@ -76,7 +71,7 @@ export function Layout() {
           </form>
         </div>
       </header>
-      <nav id="sidenav" className={`sidenav ${menuOpen ? 'open' : ''}`} aria-label="Dashboard">
+      <nav ref={nav} id="sidenav" className="sidenav" aria-label="Dashboard">
         <ul>
           {MAIN.map(([to, label]) => (
             <li key={to}>

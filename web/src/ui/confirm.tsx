@@ -6,6 +6,8 @@ interface Ask {
   title: string
   message: ReactNode
   confirm: string
+  /** the button that keeps things as they are: "Cancel" unless told ("Keep editing") */
+  cancel?: string
 }
 type Confirm = (ask: Ask) => Promise<boolean>
 
@@ -37,7 +39,7 @@ export function ConfirmProvider({ children }: { children: ReactNode }) {
         <div className="confirm-message">{ask?.message}</div>
         <div className="actions">
           <button type="button" className="secondary" onClick={() => close(false)} data-autofocus>
-            Cancel
+            {ask?.cancel ?? 'Cancel'}
           </button>
           <button type="button" className="danger" onClick={() => close(true)}>
             {ask?.confirm}

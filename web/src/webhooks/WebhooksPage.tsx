@@ -6,11 +6,19 @@ import { useConfirm } from '../ui/confirm'
 import { formatDate, formatDateTime, parseApiDate } from '../ui/format'
 import { useAction, useLoad } from '../ui/hooks'
 import { Badge, CopyButton, EmptyState, ErrorNote, Field, Loading, Modal, PageHead, Pager } from '../ui/parts'
+import { withLabels } from '../ui/field-labels'
 import { useApiPaths } from '../ui/routes-available'
 import { NotYet } from './NotYet'
 import type { presentDelivery, presentWebhook } from '../../../src/resources/webhooks/present.js'
 import type { WebhookEvent } from '../../../src/db/schema/webhooks.js'
 import './webhooks.css'
+
+/** The webhook form's labels by body name: an API message names its field by the latter. */
+const LABELS = {
+  url: 'Endpoint URL',
+  description: 'Description',
+  events: 'Events',
+}
 
 /** Response shapes from the server's presenters (type-only: nothing of the server is bundled). */
 type Webhook = ReturnType<typeof presentWebhook>
@@ -108,17 +116,17 @@ function WebhookForm({ webhook, onDone, onCancel }: { webhook?: Webhook; onDone:
   }
   return (
     <form onSubmit={submit}>
-      <Field label="Endpoint URL">{(id) => <input id={id} type="url" value={url} onChange={(e) => setUrl(e.target.value)} required />}</Field>
-      <Field label="Description">{(id) => <input id={id} value={description} onChange={(e) => setDescription(e.target.value)} />}</Field>
+      <Field label={LABELS.url}>{(id) => <input id={id} type="url" value={url} onChange={(e) => setUrl(e.target.value)} required />}</Field>
+      <Field label={LABELS.description}>{(id) => <input id={id} value={description} onChange={(e) => setDescription(e.target.value)} />}</Field>
       <fieldset>
-        <legend>Events</legend>
+        <legend>{LABELS.events}</legend>
         {EVENTS.map((ev) => (
           <label className="check" key={ev}>
             <input type="checkbox" checked={events.includes(ev)} onChange={(e) => setEvents(e.target.checked ? [...events, ev] : events.filter((x) => x !== ev))} /> {ev}
           </label>
         ))}
       </fieldset>
-      <ErrorNote message={save.error} />
+      <ErrorNote message={withLabels(save.error, LABELS)} />
       <div className="actions">
         <button type="button" className="secondary" onClick={onCancel}>Cancel</button>
         <button type="submit" disabled={save.busy}>{webhook ? 'Save webhook' : 'Add webhook'}</button>
