@@ -14,7 +14,8 @@ const NAMED = /^([a-z_][a-z0-9_]*)((?:\.[a-z0-9_]+)*)(?=[\s:]|$)/
 /** `message` with the field it starts with said by the form's label; as it is when it names none of the form's. */
 export function withLabels(message: string | undefined, labels: FieldLabels): string | undefined {
   const m = message ? NAMED.exec(message) : null
-  if (!message || !m) return message
+  // "foreground and background are too similar": a sentence about two fields stays as the API says it
+  if (!message || !m || message.startsWith(' and ', m[0].length)) return message
   const label = labels[m[0]] ?? labels[m[1]]
   return label === undefined ? message : `${label}${message.slice(m[0].length)}`
 }
