@@ -31,10 +31,13 @@ export async function registerRateLimit(scope: FastifyInstance, opts: { max: num
   // store ends the time left on a whole second, so this second plus it is that second
   scope.addHook('onSend', async (_req: FastifyRequest, reply: FastifyReply, payload) => {
     const reset = reply.getHeader('x-ratelimit-reset')
-    if (reset !== undefined) reply.header('x-ratelimit-reset', Math.floor(Date.now() / 1000) + Number(reset))
-    // that whole second can be one past the window's length from now; the wait is never longer than the window
+    if (reset === undefined) return payload
+    reply.header('x-ratelimit-reset', Math.floor(Date.now() / 1000) + Number(reset))
+    // the plugin's own 429 (its Retry-After is the same seconds as the reset): that whole second can
+    // be one past the window's length from now, and the wait is never longer than the window. Other
+    // 429s (the hourly create limit, key guessing) keep their own Retry-After
     const retry = reply.getHeader('retry-after')
-    if (retry !== undefined && Number(retry) > seconds) reply.header('retry-after', seconds)
+    if (retry !== undefined && Number(retry) === Number(reset) && Number(retry) > seconds) reply.header('retry-after', seconds)
     return payload
   })
 }
