@@ -4,6 +4,8 @@
  * marks that field, opens the section holding it and says the message with the form's label.
  */
 
+import { NAMED } from '../ui/field-labels'
+
 /** The lists of rows in the form, by their body names, with the labels of a row's two fields. */
 export const LISTS = {
   geotarget: { legend: 'By country', key: 'Country', link: 'Country URL', add: 'Add country' },
@@ -53,8 +55,6 @@ export interface Refused {
   message: string
 }
 
-/** A field path at the start of a message: words and entry numbers joined by dots, then a space, a colon or the end. */
-const NAMED = /^([a-z_]+)((?:\.[a-z0-9_]+)*)(?=[\s:]|$)/
 
 /** The field the API's message names first, or undefined when it names none of this form's. */
 export function readRefusal(message: string, sent: Sent): Refused | undefined {

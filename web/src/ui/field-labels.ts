@@ -9,7 +9,7 @@
 export type FieldLabels = Record<string, string>
 
 /** A field path at the start of a message: words and entry numbers joined by dots, then a space, a colon or the end. */
-const NAMED = /^([a-z_][a-z0-9_]*)((?:\.[a-z0-9_]+)*)(?=[\s:]|$)/
+export const NAMED = /^([a-z_][a-z0-9_]*)((?:\.[a-z0-9_]+)*)(?=[\s:]|$)/
 
 /** `message` with the field it starts with said by the form's label; as it is when it names none of the form's. */
 export function withLabels(message: string | undefined, labels: FieldLabels): string | undefined {
