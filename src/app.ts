@@ -8,6 +8,7 @@ import { runMigrations } from './db/migrate.js'
 import type { Keys } from './lib/crypto.js'
 import { deploymentKeys } from './accounts/deployment-secret.js'
 import { errorHandler, frameworkErrorHandler, notFoundHandler } from './http/errors.js'
+import { clientErrorHandler } from './http/client-errors.js'
 import { REDACT_PATHS, requestSerializer } from './http/logging.js'
 import { listErrorAsNumber, withoutErrorKey } from './http/compat.js'
 import { validatorCompiler } from './http/zod.js'
@@ -146,6 +147,7 @@ export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promis
     },
     routerOptions: { maxParamLength: 2048 },
     frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
     childLoggerFactory: (logger, bindings, opts) => (opts.level ? logger.child(bindings, opts) : (new LazyChildLogger(logger as RootLogger, bindings) as unknown as FastifyBaseLogger)),
   })
 

@@ -65,12 +65,14 @@ export async function authenticate(req: FastifyRequest, reply: FastifyReply) {
   // one throttle per app, made on first use: req.server is the plugin's scope, app.keys the app's own object
   let guesses = keyGuesses.get(app.keys)
   if (!guesses) keyGuesses.set(app.keys, (guesses = new Throttle('api-key', KEY_GUESSES, KEY_GUESS_WINDOW, app.redis)))
-  if (await guesses.spent(req.ip)) {
-    reply.header('retry-after', KEY_GUESS_WINDOW / 1000)
-    throw new ApiError(429, 'Too many wrong API keys from this address. Try again in 10 minutes.')
-  }
+  // the key is looked up first: an address that has sent too many wrong keys (one stale client
+  // behind a shared NAT or an untrusted proxy) must not lock out the right keys sent from it
   const found = await findByApiKey(app.db, app.keys, key, app.keyCache)
   if (!found) {
+    if (await guesses.spent(req.ip)) {
+      reply.header('retry-after', KEY_GUESS_WINDOW / 1000)
+      throw new ApiError(429, 'Too many wrong API keys from this address. Try again in 10 minutes.')
+    }
     await guesses.miss(req.ip)
     throw unauthorized('That API key is not valid.')
   }

@@ -174,7 +174,7 @@ export function isApiPath(url: string): boolean {
 }
 
 /** The link interface v1, whose failures also carry `status` (DECISIONS §8). */
-const isV1Path = (url: string) => url.startsWith('/api/v1/') || url.startsWith('/links/')
+export const isV1Path = (url: string) => url.startsWith('/api/v1/') || url.startsWith('/links/')
 
 export function errorHandler(err: unknown, req: FastifyRequest, reply: FastifyReply) {
   const apiError = toApiError(err, req)
