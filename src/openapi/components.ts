@@ -51,8 +51,14 @@ const management = (status: number, description: string, message: string) =>
 const v1 = (status: number, description: string, message: string) =>
   answer(`${status}: ${description}`, 'V1Error', { error: 1, message, status })
 
+const page = (status: number, description: string): OpenAPIV3_1.ResponseObject => ({
+  description: `${status}: ${description}`,
+  content: { 'text/html': { schema: { type: 'string' } } },
+})
+
 export const COMPONENTS = {
   securitySchemes: {
+    metricsToken: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN, for GET /metrics when it is set (not an API key).' },
     apiKey: {
       type: 'http',
       scheme: 'bearer',
@@ -101,6 +107,10 @@ export const COMPONENTS = {
     }),
     V1PayloadTooLarge: v1(413, 'the body is over 1 MiB', 'Request body is too large: the limit is 1 MiB.'),
     V1UnsupportedMediaType: v1(415, 'the body is neither form-encoded nor JSON', 'Unsupported Content-Type: send application/x-www-form-urlencoded (or application/json).'),
+    MetricsUnauthorized: management(401, 'METRICS_TOKEN is set and the request did not send it', 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>.'),
+    ReportRefused: page(400, 'no reason chosen, details too long or holding control characters: the form again, saying what to fix'),
+    PageNotFound: page(404, 'no link has that alias (the not-found page)'),
+    ReportsThrottled: page(429, 'more than 5 reports from this address in an hour'),
     V1RateLimited: v1(429, 'rate budget spent: retry after Retry-After seconds', 'Rate limit exceeded: at most 30 requests per 1 minute. Retry in 42 seconds.'),
   } as Record<string, OpenAPIV3_1.ResponseObject>,
 }

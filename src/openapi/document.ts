@@ -159,7 +159,7 @@ function completeOperation(method: string, path: string, op: Operation) {
   if (notes?.requestExample !== undefined && op.requestBody && 'content' in op.requestBody) {
     for (const media of Object.values(op.requestBody.content)) media.example = notes.requestExample
   }
-  if (kind === 'pages' || kind === 'operations') op.security = []
+  if (kind === 'pages' || kind === 'operations') op.security = notes?.security ?? []
   const success = String(notes?.status ?? 200)
   const given = op.responses ?? {}
   // @fastify/swagger's placeholder for a route without a response schema

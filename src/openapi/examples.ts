@@ -1,3 +1,5 @@
+import { REPORT_REASONS } from '../resources/reports/page.js'
+
 /*
  * What the route schemas cannot say: a summary per known operation, the success answer of the
  * main endpoints (taken from real responses of this server), and the few inputs a handler reads
@@ -21,6 +23,8 @@ export interface OperationNotes {
   produces?: string
   /** failure answers of this operation that differ from the generated ones: status → components.responses name */
   failures?: Record<number, string>
+  /** who may call an operation that takes no API key, where someone may (the metrics token) */
+  security?: Record<string, string[]>[]
 }
 
 const ts = '2030-01-15 09:30:00'
@@ -230,6 +234,29 @@ export const NOTES: Record<string, OperationNotes> = {
   'GET /metrics': {
     summary: 'Prometheus metrics',
     description: 'Plain text in the Prometheus format. When METRICS_TOKEN is set it needs `Authorization: Bearer <METRICS_TOKEN>` (not an API key).',
+    produces: 'text/plain',
+    // no credential when METRICS_TOKEN is unset, the token when it is
+    security: [{}, { metricsToken: [] }],
+    failures: { 401: 'MetricsUnauthorized' },
+  },
+  'GET /{alias}/report': { summary: 'The form to report a short link as abuse (HTML)' },
+  'POST /{alias}/report': {
+    summary: 'Report a short link as abuse (the form posts here; HTML answers)',
+    body: {
+      required: true,
+      content: {
+        'application/x-www-form-urlencoded': {
+          type: 'object',
+          required: ['reason'],
+          properties: {
+            reason: { type: 'string', enum: Object.keys(REPORT_REASONS) },
+            comment: { type: 'string', maxLength: 2000, description: 'details; line breaks allowed, other control characters not' },
+            email: { type: 'string', description: 'optional, for the admins to answer' },
+          },
+        },
+      },
+    },
+    failures: { 400: 'ReportRefused', 404: 'PageNotFound', 429: 'ReportsThrottled' },
   },
   'GET /': { summary: "The home page, or a branded domain's root redirect" },
   'GET /{alias}': { summary: 'A short link: redirects, or shows its splash, frame, password or expiry page (`/{alias}+`: its statistics page)' },

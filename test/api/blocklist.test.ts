@@ -61,6 +61,10 @@ describe('blocklist', () => {
     expectError(await admin.api.post('/api/blocklist/add', { type: 'domain', value: 'list-one.example' }), 409, /already on the blocklist/)
     expectError(await admin.api.post('/api/blocklist/add', { type: 'domain', value: 'https://x.example/path' }), 400, /^value must be a domain/)
     expectError(await admin.api.post('/api/blocklist/add', { type: 'domain', value: 'not a host' }), 400, /^value must be a domain/)
+    // one label would block every site under it
+    for (const value of ['com', '.com', 'localhost', 'https://org/']) {
+      expectError(await admin.api.post('/api/blocklist/add', { type: 'domain', value }), 400, /^value must be a domain of two or more parts/)
+    }
     expectError(await admin.api.post('/api/blocklist/add', { type: 'keyword', value: 'ab' }), 400, /^value must be a keyword of 3/)
     expectError(await admin.api.post('/api/blocklist/add', { type: 'regex', value: 'abc' }), 400, /^type: must be one of: domain, keyword/)
     expectError(await admin.api.del('/api/blocklist/999999/delete'), 404)
@@ -141,6 +145,18 @@ describe('blocklist', () => {
       })
     })
 
+    it("a splash page's image and an overlay's button link, on create and on update", async () => {
+      const splash = await alice.api.post('/api/splash/add', { name: 's', image: 'https://cdn.evil.example/i.png' })
+      expectError(splash, 400, /^image is refused: evil\.example is on this service's blocklist\.$/)
+      const overlay = await alice.api.post('/api/overlay/add', { name: 'o', button: 'Go', buttonurl: 'https://login.evil.example/phish' })
+      expectError(overlay, 400, /^buttonurl is refused: evil\.example/)
+      const ok = (await alice.api.post('/api/overlay/add', { name: 'o', button: 'Go', buttonurl: 'https://example.com/fine' })).json().id
+      expectError(await alice.api.put(`/api/overlay/${ok}/update`, { buttonurl: 'https://evil.example/x' }), 400, /^buttonurl is refused/)
+      expect((await alice.api.get(`/api/overlay/${ok}`)).json().data).toMatchObject({ buttonurl: 'https://example.com/fine' })
+      const s = (await alice.api.post('/api/splash/add', { name: 's' })).json().id
+      expectError(await alice.api.put(`/api/splash/${s}/update`, { image: 'https://evil.example/i.png' }), 400, /^image is refused/)
+    })
+
     it('a neighbour of a blocked domain is not blocked', async () => {
       for (const u of ['https://notevil.example/', 'https://evil.example.com/', 'https://example.com/evil']) await linkOf(alice, u)
     })
@@ -206,6 +222,21 @@ describe('blocklist', () => {
       await linkOf(bob, 'https://example.com/rotated-good', { campaign: cid })
       await add('domain', 'rotated-bad.example')
       for (let i = 0; i < 10; i++) expectRedirect(await visit(t, '/r/q-rotation'), 302, 'https://example.com/rotated-good')
+    })
+
+    it("a page made before the entry: links showing its button link are quarantined, and it cannot be attached again", async () => {
+      const overlay = (await bob.api.post('/api/overlay/add', { name: 'o', button: 'Claim', buttonurl: 'https://late-phish.example/claim' })).json().id
+      const splash = (await bob.api.post('/api/splash/add', { name: 's', image: 'https://late-phish.example/i.png' })).json().id
+      await linkOf(bob, 'https://example.com/framed', { custom: 'q-overlay', type: String(overlay) })
+      await linkOf(bob, 'https://example.com/splashed', { custom: 'q-splash', type: String(splash) })
+      const plain = await linkOf(bob, 'https://example.com/plain', { custom: 'q-plain' })
+      await add('domain', 'late-phish.example')
+      expectPage(await visit(t, '/q-overlay'), 451)
+      expectPage(await visit(t, '/q-splash'), 451)
+      expectRedirect(await visit(t, '/q-plain'), 302, 'https://example.com/plain')
+      const again = await bob.api.post('/api/url/add', { url: 'https://example.com/again', type: String(overlay) })
+      expectError(again, 400, new RegExp(`^type: ${overlay} is refused: its button link matches late-phish\\.example, which is on this service's blocklist\\.$`))
+      expectError(await bob.api.put(`/api/url/${plain}/update`, { url: 'https://example.com/plain', type: String(splash) }), 400, /its image matches late-phish\.example/)
     })
 
     it('deleting an entry keeps the links it quarantined so until released', async () => {

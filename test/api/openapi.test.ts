@@ -129,6 +129,19 @@ describe('GET /openapi.json', () => {
     expect(paths.filter((p) => /^\/(dashboard|login|logout|sso|docs|_)(\/|$)/.test(p) || p === '/api')).toEqual([])
   })
 
+  it('documents the metrics token and the report form as they answer', () => {
+    const metrics = doc.paths!['/metrics']!.get!
+    expect(metrics.security).toEqual([{}, { metricsToken: [] }])
+    expect(doc.components!.securitySchemes!.metricsToken).toMatchObject({ type: 'http', scheme: 'bearer' })
+    expect(metrics.responses['401']).toEqual({ $ref: '#/components/responses/MetricsUnauthorized' })
+    expect(Object.keys((metrics.responses['200'] as any).content)).toEqual(['text/plain'])
+    const report = doc.paths!['/{alias}/report']!.post!
+    const form = (report.requestBody as any).content['application/x-www-form-urlencoded'].schema
+    expect(form.required).toEqual(['reason'])
+    expect(Object.keys(form.properties)).toEqual(['reason', 'comment', 'email'])
+    expect(Object.keys(report.responses).sort()).toEqual(['200', '400', '404', '429'])
+  })
+
   it('needs no API key', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/openapi.json' })
     expect(res.statusCode).toBe(200)

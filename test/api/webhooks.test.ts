@@ -239,6 +239,8 @@ describe('webhooks: deliveries', () => {
     expect((await u.api.put(`/api/webhook/${id}/update`, { enabled: false })).statusCode).toBe(200)
     const [row] = await t.app.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, d.id))
     expectError(await u.api.post(`/api/webhook/${id}/deliveries/${d.id}/retry`), 409, new RegExp(`^This webhook is disabled: enable it \\(PUT /api/webhook/${id}/update with enabled: true\\), then retry the delivery\\.$`))
+    // a delivery that is not this webhook's is not found, disabled or not: the 409's advice could never work for it
+    expectError(await u.api.post(`/api/webhook/${id}/deliveries/999999/retry`), 404, /^Delivery not found\.$/)
     await deliverUntil(t, () => true)
     expect(await deliveries()).toEqual([d])
     expect((await t.app.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, d.id)))[0]).toEqual(row)

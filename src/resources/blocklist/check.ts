@@ -13,3 +13,10 @@ export async function refuseBlocked(db: Db | Tx, fields: { field: string; url: s
   const hit = await findBlocked(db, urls)
   if (hit) throw badRequest(`${hit.item.field} ${blockedReason(hit.entry)}`, hit.item.field)
 }
+
+/** The URLs a splash page or overlay sends visitors to or loads: its image, its button's link. */
+export const pageUrls = (page: { imageUrl: string | null; buttonUrl: string | null }) =>
+  [
+    { field: 'image', url: page.imageUrl },
+    { field: 'buttonurl', url: page.buttonUrl },
+  ].filter((f): f is { field: string; url: string } => typeof f.url === 'string' && f.url !== '')

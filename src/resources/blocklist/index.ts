@@ -47,7 +47,7 @@ const blocklist: FastifyPluginAsync = async (app) => {
     const value = type === 'domain' ? domainValue(req.body.value) : keywordValue(req.body.value)
     if (value === null) {
       throw badRequest(
-        type === 'domain' ? 'value must be a domain such as evil.example.' : `value must be a keyword of ${MIN_KEYWORD} to ${MAX_KEYWORD} characters on one line.`,
+        type === 'domain' ? 'value must be a domain of two or more parts, such as evil.example: a top-level domain alone would block every site under it.' : `value must be a keyword of ${MIN_KEYWORD} to ${MAX_KEYWORD} characters on one line.`,
         'value',
       )
     }

@@ -12,7 +12,7 @@ export interface Entry {
   value: string
 }
 
-/** `evil.example`, `https://Evil.Example/`, `*.evil.example` → `evil.example`; null when it names no host. */
+/** `evil.example`, `https://Evil.Example/`, `*.evil.example` → `evil.example`; null when it names no host, or a top-level one. */
 export function domainValue(input: string): string | null {
   let v = input.trim().toLowerCase().replace(/^\*?\./, '')
   if (!v || /\s/.test(v)) return null
@@ -21,7 +21,8 @@ export function domainValue(input: string): string | null {
     const u = new URL(v)
     if (u.username || u.password || (u.pathname !== '/' && u.pathname !== '') || u.search || u.hash) return null
     const host = canonicalHost(u.hostname)
-    return host && host.length <= 253 ? host : null
+    // one label (`com`, `localhost`) would block every site under it, as a two-letter keyword would
+    return host && host.length <= 253 && /[.:]/.test(host) ? host : null
   } catch {
     return null
   }

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { and, asc, eq, gt, inArray } from 'drizzle-orm'
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises'
 import type { Db } from '../../db/client.js'
-import { links, linkTargets } from '../../db/schema/index.js'
+import { links, linkTargets, pages } from '../../db/schema/index.js'
 import { invalidateLinks } from '../redirect-cache.js'
 import { Matcher, type Entry } from './match.js'
 
@@ -55,8 +55,19 @@ export async function rescanLinks(db: Db, matcher: Matcher, quarantined: (ids: n
   let total = 0
   for (;;) {
     const rows = await db
-      .select({ id: links.id, url: links.url, expirationUrl: links.expirationUrl, deepLink: links.deepLink, metaImage: links.metaImage, fallback: links.fallback })
+      .select({
+        id: links.id,
+        url: links.url,
+        expirationUrl: links.expirationUrl,
+        deepLink: links.deepLink,
+        metaImage: links.metaImage,
+        fallback: links.fallback,
+        // a splash page's image and an overlay's button link are shown to the link's visitors
+        pageImage: pages.imageUrl,
+        pageButton: pages.buttonUrl,
+      })
       .from(links)
+      .leftJoin(pages, eq(pages.id, links.pageId))
       .where(and(gt(links.id, cursor), eq(links.quarantined, false)))
       .orderBy(asc(links.id))
       .limit(CHUNK)
@@ -68,7 +79,8 @@ export async function rescanLinks(db: Db, matcher: Matcher, quarantined: (ids: n
       .where(inArray(linkTargets.linkId, rows.map((r) => r.id)))
     const urlsOf = new Map<number, string[]>()
     for (const r of rows) {
-      urlsOf.set(r.id, [r.url, r.expirationUrl, r.deepLink?.apple, r.deepLink?.google, r.metaImage, r.fallback].filter((u): u is string => !!u))
+      const urls = [r.url, r.expirationUrl, r.deepLink?.apple, r.deepLink?.google, r.metaImage, r.fallback, r.pageImage, r.pageButton]
+      urlsOf.set(r.id, urls.filter((u): u is string => !!u))
     }
     for (const t of targets) urlsOf.get(t.linkId)?.push(t.url)
     const hits = [...urlsOf].filter(([, urls]) => urls.some((u) => matcher.match(u))).map(([id]) => id)

@@ -12,7 +12,7 @@ import { findOwnedPixelIds } from '../pixels/repo.js'
 import type { LinkField, LinkInput } from './model.js'
 import { countLinks, type Link } from './repo.js'
 import { destinations } from './self-loop.js'
-import { blockedReason } from '../blocklist/check.js'
+import { blockedReason, pageUrls } from '../blocklist/check.js'
 import { findBlocked } from '../blocklist/repo.js'
 
 /*
@@ -74,6 +74,12 @@ export async function resolveType(
       throw bad('pageId', `${input.pageId} is ${page.kind === 'splash' ? 'a splash page' : 'an overlay'}, not ${input.type === 'overlay' ? 'an overlay' : 'a splash page'}.`)
     }
     if (input.type !== undefined && !wantsPage) throw bad('type', `${input.type} takes no page id.`)
+    // a page made before a blocklist entry still holds the listed URL: it cannot be attached again
+    const hit = await findBlocked(db, pageUrls(page))
+    if (hit) {
+      const listed = hit.entry.type === 'domain' ? hit.entry.value : `"${hit.entry.value}"`
+      throw bad('pageId', `${input.pageId} is refused: its ${hit.item.field === 'image' ? 'image' : 'button link'} matches ${listed}, which is on this service's blocklist.`)
+    }
     return { type, pageId: page.id }
   }
   if (input.type === undefined) return input.pageId === null ? { type: 'direct', pageId: null } : undefined

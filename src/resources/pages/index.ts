@@ -9,6 +9,7 @@ import { description, hexColor, idParam, isBlank, name, optional, text, urlField
 import { pageQuery, listResponse } from '../../http/pagination.js'
 import { invalidateLinks } from '../redirect-cache.js'
 import { lockOwner } from '../../db/lock.js'
+import { refuseBlocked } from '../blocklist/check.js'
 import {
   DEFAULT_COUNTDOWN,
   DEFAULT_POSITION,
@@ -138,6 +139,7 @@ const pagesPlugin: FastifyPluginAsync = async (app) => {
   // POST /api/splash/add – (extension) create a splash page (feature `splash` with its count)
   r.post('/api/splash/add', { schema: { body: splashCreate } }, async (req) => {
     const b = req.body
+    await refuseBlocked(app.db, [{ field: 'image', url: b.image }])
     const page = await app.db.transaction(async (tx) => {
       await lockOwner(tx, req.user.id)
       await requireCount(tx, req.user, 'splash', pages, eq(pages.kind, 'splash'))
@@ -163,6 +165,7 @@ const pagesPlugin: FastifyPluginAsync = async (app) => {
     if (b.image !== undefined) changes.imageUrl = b.image
     if (b.button !== undefined) changes.buttonLabel = b.button
     if (b.countdown !== undefined) changes.countdown = b.countdown ?? DEFAULT_COUNTDOWN
+    await refuseBlocked(app.db, [{ field: 'image', url: b.image }])
     const found = Object.keys(changes).length
       ? await repo.updatePage(app.db, req.user.id, 'splash', req.params.id, changes)
       : (await repo.findOwnedPage(app.db, req.user.id, 'splash', req.params.id)) !== undefined
@@ -189,6 +192,7 @@ const pagesPlugin: FastifyPluginAsync = async (app) => {
   // POST /api/overlay/add – (extension) create a CTA overlay (feature `overlay` with its count)
   r.post('/api/overlay/add', { schema: { body: overlayCreate } }, async (req) => {
     const b = req.body
+    await refuseBlocked(app.db, [{ field: 'buttonurl', url: b.buttonurl }])
     const type = b.type ?? 'message'
     const settings = mergeSettings({}, b, type)
     const page = await app.db.transaction(async (tx) => {
@@ -212,6 +216,7 @@ const pagesPlugin: FastifyPluginAsync = async (app) => {
     const current = await repo.findOwnedPage(app.db, req.user.id, 'overlay', req.params.id)
     if (!current) throw notFound('Overlay not found.')
     const b = req.body
+    await refuseBlocked(app.db, [{ field: 'buttonurl', url: b.buttonurl }])
     const type = b.type ?? current.overlayType ?? 'message'
     const changes: Partial<repo.NewPage> = {
       overlayType: type,

@@ -114,13 +114,12 @@ const webhooksPlugin: FastifyPluginAsync = async (app) => {
 
   // POST /api/webhook/:id/deliveries/:deliveryId/retry – one more attempt, now (a delivered one is sent again)
   r.post('/api/webhook/:id/deliveries/:deliveryId/retry', { schema: { params: deliveryParams } }, async (req) => {
-    // a disabled webhook sends nothing: a retry would only record one more failure over the delivery
-    const disabled = () => conflict(`This webhook is disabled: enable it (PUT /api/webhook/${req.params.id}/update with enabled: true), then retry the delivery.`)
-    if (!(await owned(req.user.id, req.params.id)).enabled) throw disabled()
+    await owned(req.user.id, req.params.id)
     if (!(await repo.retryDelivery(app.db, req.params.id, req.params.deliveryId))) {
-      // switched off since the read above, or no such delivery
-      if (!(await owned(req.user.id, req.params.id)).enabled) throw disabled()
-      throw notFound('Delivery not found.')
+      // no such delivery of this webhook, or the webhook is disabled: a disabled webhook sends
+      // nothing, so a retry would only record one more failure over the delivery
+      if (!(await repo.hasDelivery(app.db, req.params.id, req.params.deliveryId))) throw notFound('Delivery not found.')
+      throw conflict(`This webhook is disabled: enable it (PUT /api/webhook/${req.params.id}/update with enabled: true), then retry the delivery.`)
     }
     void app.webhooks.kick()
     return { error: 0, message: 'The delivery will be attempted again now.' }

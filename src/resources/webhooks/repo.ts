@@ -81,3 +81,11 @@ export async function retryDelivery(db: Db, webhookId: number, deliveryId: numbe
     .returning({ id: webhookDeliveries.id })
   return row !== undefined
 }
+
+export async function hasDelivery(db: Db, webhookId: number, deliveryId: number): Promise<boolean> {
+  const [row] = await db
+    .select({ id: webhookDeliveries.id })
+    .from(webhookDeliveries)
+    .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.webhookId, webhookId)))
+  return row !== undefined
+}
