@@ -445,6 +445,7 @@ describe('link interface v1: writes', () => {
         { name: 'JSON body that is an array', body: () => [{ url: 'https://example.com/' }], field: 'body' },
         { name: 'JSON url that is a number', body: () => ({ url: 5 }), field: 'url' },
         { name: 'JSON country item that is a string', body: () => ({ url: 'https://example.com/', target_type: 1, country: ['US'] }), field: 'country.0' },
+        { name: 'JSON country key that is an object', body: () => ({ url: 'https://example.com/', target_type: 1, country: [{ key: { code: 'US' }, value: 'https://us.example/' }] }), field: 'country.0.key', message: /^country\.0\.key must be a string, not an object\./ },
       ]
       it.each(cases)('$name → 422 on $field', async ({ body, field, message }) => {
         const before = await counts()

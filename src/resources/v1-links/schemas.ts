@@ -228,7 +228,8 @@ export const targetList = (name: string, kind: TargetKind) =>
 
 /** A target key in v1's spelling (country and language codes, the seven platform names), or what is wrong with it. */
 function targetKey(kind: Exclude<TargetKind, 'rotation'>, at: string, raw: unknown): string | { problem: string } {
-  if (typeof raw !== 'string' || raw.trim() === '') return { problem: `${at} is required.` }
+  if (raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === '')) return { problem: `${at} is required.` }
+  if (typeof raw !== 'string') return { problem: `${at} must be a string, not ${Array.isArray(raw) ? 'a list' : typeof raw === 'object' ? 'an object' : `a ${typeof raw}`}.` }
   const v = raw.trim()
   if (kind === 'geo') {
     // ISO 3166-1 alpha-2; an English country name is read as its code
