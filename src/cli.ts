@@ -93,11 +93,31 @@ async function planByRef(ctx: Ctx, ref: string): Promise<Plan> {
 
 function parseJsonOption(raw: string | undefined, command: string): unknown {
   if (raw === undefined) fail(`${command} needs --json '{...}' with the plan fields.`)
+  let value: unknown
   try {
-    return JSON.parse(raw)
+    value = JSON.parse(raw)
   } catch {
     fail('--json is not valid JSON.')
   }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) fail(`--json must be a JSON object of plan fields ('{"name":"Team",...}'), not ${Array.isArray(value) ? 'a list' : 'a single value'}.`)
+  return value
+}
+
+/** A whole-number option, or one sentence naming it and its range. */
+function wholeOption(name: string, raw: string, min: number, max: number): number {
+  const n = /^\d{1,10}$/.test(raw.trim()) ? Number(raw) : NaN
+  if (!(n >= min && n <= max)) fail(`--${name} must be a whole number from ${min} to ${max}.`)
+  return n
+}
+
+/** node:util parseArgs' refusals, in one line that names the option (its own run over several lines). */
+function argsProblem(command: string, err: { code?: string; message?: string }): string {
+  const option = /'(-[^']*)'/.exec(err.message ?? '')?.[1]
+  if (err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option) return `${command} has no option ${option} (--help for usage).`
+  if (err.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option && /ambiguous/.test(err.message ?? '')) {
+    return `${option} needs a value; a value that starts with a dash is written ${option}=<value> (--help for usage).`
+  }
+  return `${(err.message ?? 'bad arguments').split('\n')[0]} (--help for usage).`
 }
 
 type Handler = (ctx: Ctx, positionals: string[], values: Record<string, string | boolean | undefined>) => Promise<unknown>
@@ -124,8 +144,8 @@ const COMMANDS: Record<string, { options: Record<string, { type: 'string' | 'boo
     positionals: 0,
     async run(ctx, _p, v) {
       const filter = v.filter === undefined ? undefined : check(z.enum(['admin', 'free', 'pro'], { message: 'filter must be one of: admin, free, pro.' }), v.filter)
-      const limit = v.limit === undefined ? 1000 : check(z.coerce.number().int().min(1, 'limit must be at least 1.').max(100_000), v.limit)
-      const page = v.page === undefined ? 1 : check(z.coerce.number().int().min(1, 'page must be at least 1.'), v.page)
+      const limit = typeof v.limit === 'string' ? wholeOption('limit', v.limit, 1, 100_000) : 1000
+      const page = typeof v.page === 'string' ? wholeOption('page', v.page, 1, 1_000_000_000) : 1
       const rows = await listUsers(ctx.handle.db, { filter, email: v.email as string | undefined, limit, offset: (page - 1) * limit })
       const keys = await apiKeysOf(ctx.handle.db, ctx.keys, rows.map((r) => r.user.id))
       return rows.map(({ user, plan }) => presentUser(user, plan, keys.get(user.id) ?? null))
@@ -227,7 +247,7 @@ export async function main(argv: string[], io: Io = { env: process.env, stdout: 
       try {
         return parseArgs({ args: rest, options: { ...spec.options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true })
       } catch (err) {
-        fail(`${(err as Error).message.split('\n')[0]} (--help for usage).`)
+        fail(argsProblem(command, err as { code?: string; message?: string }))
       }
     })()
     if (values.help) {

@@ -5,6 +5,7 @@ import { sql } from 'drizzle-orm'
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import { unfoldedDays } from './clicks/totals.js'
 import { unauthorized } from './http/errors.js'
+import { DELIVERY_STATUSES } from './db/schema/index.js'
 
 /**
  * GET /metrics (DECISIONS §10.7): Prometheus text. Visits cost nothing here: request durations are
@@ -126,6 +127,8 @@ function metrics(app: FastifyInstance) {
       this.reset()
       try {
         const res = await app.db.execute(sql`select status, count(*)::int as n from webhook_deliveries group by status`)
+        // every status has a sample, 0 when none: a queue panel or alert reads 0, not "no data"
+        for (const status of DELIVERY_STATUSES) this.set({ status }, 0)
         for (const r of (res as unknown as { rows: { status: string; n: number }[] }).rows) this.set({ status: r.status }, Number(r.n))
       } catch {
         /* no outbox yet, or the database is away: the other metrics still answer */

@@ -12,10 +12,10 @@ export class OpsError extends Error {}
 
 export const OPS_HELP = `  db:status               list the migrations the database has applied and those pending
   db:migrate              apply the pending migrations without starting the server
-  backup <file>           embedded database only: write DATA_DIR's database to <file> (and a
-                          generated secret.key to <file>.secret.key); the server must be stopped
-  restore <file>          embedded database only: load <file> into an empty DATA_DIR (with
-                          <file>.secret.key when present). PostgreSQL: use pg_dump / pg_restore`
+  backup <file>           embedded database only: write DATA_DIR's database to <file>, a .tgz that
+                          holds a generated secret.key too (keep it private); the server must be stopped
+  restore <file>          embedded database only: load <file> into an empty DATA_DIR, its secret.key
+                          included. PostgreSQL: use pg_dump / pg_restore`
 
 async function withDb<T>(config: Config, fn: (handle: Awaited<ReturnType<typeof createDb>>) => Promise<T>): Promise<T> {
   if (config.db.kind === 'pglite') assertDataDirFree(config.dataDir)

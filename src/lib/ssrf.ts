@@ -19,12 +19,16 @@ export type SsrfErrorCode =
   | 'bad_url'
   | 'blocked_address'
   | 'dns'
+  | 'dns_unavailable'
   | 'timeout'
   | 'too_large'
   | 'bad_type'
   | 'http_status'
   | 'too_many_redirects'
   | 'network'
+
+/** getaddrinfo's and c-ares' codes for a lookup that failed without an answer about the name */
+const TEMPORARY_DNS = new Set(['EAI_AGAIN', 'ETIMEOUT', 'ESERVFAIL', 'ECONNREFUSED', 'EREFUSED', 'ENOMEM'])
 
 /** A refusal or failure; `message` is a sentence fragment a person can act on ("the host … is private"). */
 export class SsrfError extends Error {
@@ -244,7 +248,9 @@ async function resolveTarget(raw: string | URL, o: SafeFetchOptions): Promise<Ta
   } else {
     try {
       addresses = o.resolve ? await o.resolve(host) : await dnsLookup(host, { all: true, verbatim: true })
-    } catch {
+    } catch (err) {
+      // the resolver away or slow says nothing about the host: only "no such name" does
+      if (TEMPORARY_DNS.has((err as { code?: string }).code ?? '')) throw new SsrfError('dns_unavailable', `names a host that could not be looked up just now (${host})`)
       throw new SsrfError('dns', `names a host that does not resolve (${host})`)
     }
     if (addresses.length === 0) throw new SsrfError('dns', `names a host that does not resolve (${host})`)

@@ -14,6 +14,8 @@ export interface ProbeOptions {
   /** ALLOW_PRIVATE_TARGETS */
   allowPrivate: boolean
   timeoutMs?: number
+  /** the name lookup (tests stand in for a failing resolver); the system's by default */
+  resolve?: (host: string) => Promise<{ address: string; family: number }[]>
 }
 
 export const PROBE_TIMEOUT = 5_000
@@ -37,6 +39,7 @@ export async function probe(url: string, o: ProbeOptions): Promise<ProbeResult> 
       maxRedirects: 5,
       ports: 'any',
       allowPrivate: o.allowPrivate,
+      resolve: o.resolve,
       headers: { accept: 'text/html,*/*;q=0.8' },
     })
   try {
@@ -62,6 +65,9 @@ export async function probe(url: string, o: ProbeOptions): Promise<ProbeResult> 
       case 'network':
       case 'dns':
         return { state: 'broken', status: null, reason: err.message }
+      // this machine's resolver failed: no evidence about the destination
+      case 'dns_unavailable':
+        return { state: 'unknown', status: null, reason: `not checked: ${err.message}` }
       default:
         return { state: 'unknown', status: null, reason: `not checked: ${err.message}` }
     }

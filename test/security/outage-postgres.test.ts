@@ -10,6 +10,7 @@ import pino from 'pino'
 import { buildApp } from '../../src/app.js'
 import { ClickRecorder, type Hit } from '../../src/clicks/recorder.js'
 import { createDb, type DbHandle } from '../../src/db/client.js'
+import { openDatabase } from '../../src/db/wait.js'
 import { links } from '../../src/db/schema/index.js'
 import { Api, emptyPostgres, testConfig, type TestApp, type TestUser } from '../helpers/app.js'
 import { addLink, makeUser } from '../helpers/fixtures.js'
@@ -272,5 +273,16 @@ describe.skipIf(!BASE)('a database that refuses connections', () => {
       back = await alice.api.get('/api/account')
     }
     expect(back.statusCode).toBe(200)
+  })
+
+  it('at start, a database closed to connections is waited for, one line per attempt, as an unreachable one is', async () => {
+    await admin(`alter database ${name()} allow_connections false`)
+    const said: string[] = []
+    const opening = openDatabase({ kind: 'pg', url: database.url }, (line) => said.push(line), 10_000, 200)
+    while (said.length < 2) await new Promise((r) => setTimeout(r, 50))
+    await admin(`alter database ${name()} allow_connections true`)
+    const handle = await opening
+    await handle.close()
+    expect(said[0]).toMatch(/^Database at 127\.0\.0\.1:5432\/\S+ not reachable \(.*not currently accepting connections.*\), attempt 1; retrying for \d+ s more$/)
   })
 })

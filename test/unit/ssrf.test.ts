@@ -144,6 +144,17 @@ describe('safeFetch refuses local hosts in every spelling (nothing is contacted)
     const err = await refusal(safeFetch('http://does-not-exist.invalid/', opts))
     expect(err.code).toBe('dns')
   })
+
+  it('tells a resolver that failed (no answer about the name) from a name that does not exist', async () => {
+    const failing = (code: string) => async () => {
+      throw Object.assign(new Error(`getaddrinfo ${code} x.example`), { code })
+    }
+    for (const code of ['EAI_AGAIN', 'ETIMEOUT', 'ESERVFAIL']) {
+      const err = await refusal(safeFetch('http://x.example/', { ...opts, resolve: failing(code) }))
+      expect(err).toMatchObject({ code: 'dns_unavailable', message: 'names a host that could not be looked up just now (x.example)' })
+    }
+    expect((await refusal(safeFetch('http://x.example/', { ...opts, resolve: failing('ENOTFOUND') }))).code).toBe('dns')
+  })
 })
 
 describe('safeFetch against a local server', () => {

@@ -13,6 +13,8 @@ export const LOCAL_TTL = 5_000
  * (the delivery worker switching a failing webhook off, a deleted account's webhooks).
  */
 export const BUS_TTL = 60_000
+/** After a failed reread (the database away), the next one waits this long: not one per request. */
+export const RETRY_AFTER_FAILURE = 2_000
 
 /**
  * Which accounts have an enabled webhook for which events, held per instance so the link create
@@ -27,6 +29,9 @@ export class WebhookSubscriptions {
   /** bumped by every announced change: a read that raced one is not kept */
   private generation = 0
   private background: Promise<void> | null = null
+  /** while rereads fail: no reread before `retryAt`, and one warning for the whole outage */
+  private failing = false
+  private retryAt = 0
   private readonly bus: InvalidationBus
   private readonly ttl: number
 
@@ -41,7 +46,7 @@ export class WebhookSubscriptions {
 
   async start(): Promise<void> {
     await this.bus.start({ link: () => {}, domain: () => {}, all: () => this.forget() })
-    await this.load().catch((err: unknown) => this.log.warn({ err }, 'webhook subscriptions not loaded; reread on next use'))
+    await this.reread()
   }
 
   close(): Promise<void> {
@@ -66,7 +71,7 @@ export class WebhookSubscriptions {
    */
   async changed(): Promise<void> {
     this.forget()
-    await Promise.all([this.load().catch((err: unknown) => this.log.warn({ err }, 'webhook subscriptions not reloaded')), this.bus.publish({ kind: 'all' })])
+    await Promise.all([this.reread(), this.bus.publish({ kind: 'all' })])
   }
 
   /** A create found a subscriber this copy did not know of: reread now. */
@@ -82,10 +87,22 @@ export class WebhookSubscriptions {
   }
 
   private refreshIfOld(): void {
-    if (this.background || Date.now() - this.loadedAt < this.ttl) return
-    this.background = this.load()
-      .catch((err: unknown) => this.log.warn({ err }, 'webhook subscriptions not reloaded'))
-      .finally(() => (this.background = null))
+    const now = Date.now()
+    if (this.background || now - this.loadedAt < this.ttl || now < this.retryAt) return
+    this.background = this.reread().finally(() => (this.background = null))
+  }
+
+  /** load(), and what a failure means: one warning until a reread works again, then one line. */
+  private async reread(): Promise<void> {
+    try {
+      await this.load()
+      if (this.failing) this.log.info('webhook subscriptions reread again')
+      this.failing = false
+    } catch (err) {
+      this.retryAt = Date.now() + RETRY_AFTER_FAILURE
+      if (!this.failing) this.log.warn({ err }, 'webhook subscriptions not reread; retried every 2 s until the database answers')
+      this.failing = true
+    }
   }
 
   private async load(): Promise<void> {
