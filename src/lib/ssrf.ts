@@ -27,7 +27,7 @@ export type SsrfErrorCode =
   | 'too_many_redirects'
   | 'network'
 
-/** getaddrinfo's and c-ares' codes for a lookup that failed without an answer about the name */
+/** getaddrinfo's and c-ares' codes for a lookup that failed without an answer about the name: the resolver away or slow */
 const TEMPORARY_DNS = new Set(['EAI_AGAIN', 'ETIMEOUT', 'ESERVFAIL', 'ECONNREFUSED', 'EREFUSED', 'ENOMEM'])
 
 /** A refusal or failure; `message` is a sentence fragment a person can act on ("the host … is private"). */
@@ -249,7 +249,6 @@ async function resolveTarget(raw: string | URL, o: SafeFetchOptions): Promise<Ta
     try {
       addresses = o.resolve ? await o.resolve(host) : await dnsLookup(host, { all: true, verbatim: true })
     } catch (err) {
-      // the resolver away or slow says nothing about the host: only "no such name" does
       if (TEMPORARY_DNS.has((err as { code?: string }).code ?? '')) throw new SsrfError('dns_unavailable', `names a host that could not be looked up just now (${host})`)
       throw new SsrfError('dns', `names a host that does not resolve (${host})`)
     }
