@@ -20,7 +20,14 @@ import { SESSION_COOKIE, SESSION_TTL, createSession, endSession, sessionUser } f
 const LOGIN_STYLE = `main.login{max-width:26rem;margin:3rem auto;padding:2rem}
 main.login input:not([type=hidden]),main.login button{width:100%;box-sizing:border-box}
 main.login label{display:block;font-weight:600}main.login input{margin-top:.3rem;font-weight:400}
+main.login .notice{background:#ecfdf5;color:#065f46;border-radius:8px;padding:.65rem .9rem}
+@media (prefers-color-scheme:dark){main.login .notice{background:#12362b;color:#a7f3d0}}
 @media (max-width:30rem){main.login{margin:1rem .75rem;padding:1.25rem}}`
+
+/** What the sign-in page says when it was sent there on purpose (?done=…): nothing else shows. */
+const NOTICES: Record<string, string> = {
+  password: 'Your password was changed and every session was signed out. Sign in with the new password.',
+}
 
 const loginBody = z.object({ email: z.string().max(254).default(''), password: z.string().max(1024).default(''), csrf: z.string().max(128).optional() })
 
@@ -77,13 +84,13 @@ const dashboard: FastifyPluginAsync<{ webRoot?: string }> = async (app, opts) =>
    * when it comes back. Its own few rules keep the card off the screen's edges and its fields as
    * wide as the card on a phone.
    */
-  function loginForm(reply: FastifyReply, status: number, o: { error?: string; email?: string; next?: string } = {}) {
-    const { error, email = '', next } = o
+  function loginForm(reply: FastifyReply, status: number, o: { error?: string; email?: string; next?: string; notice?: string } = {}) {
+    const { error, email = '', next, notice } = o
     const token = csrf.issue(reply.request, reply)
     return sendPage(reply, status, {
       title: 'Sign in · Kurz',
       head: html`<link rel="icon" href="${ICON_PATH}" type="image/svg+xml"><style>${raw(LOGIN_STYLE)}</style>`.value,
-      body: html`<main class="login"><h1>Sign in</h1>${error ? html`<p class="error" role="alert">${error}</p>` : ''}
+      body: html`<main class="login"><h1>Sign in</h1>${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}${error ? html`<p class="error" role="alert">${error}</p>` : ''}
 <form method="post" action="/login">${token ? html`<input type="hidden" name="csrf" value="${token}">` : ''}${next ? html`<input type="hidden" name="next" value="${next}">` : ''}
 <p><label>Email<br><input type="email" name="email" value="${email}" required autocomplete="username"${raw(email ? '' : ' autofocus')}></label></p>
 <p><label>Password<br><input type="password" name="password" required autocomplete="current-password"${raw(email ? ' autofocus' : '')}></label></p>
@@ -110,8 +117,13 @@ const dashboard: FastifyPluginAsync<{ webRoot?: string }> = async (app, opts) =>
   // (browser UI, no interface for a client: left out of the API document like /login)
   app.get(ICON_PATH, { schema: { hide: true } }, async (_req, reply) => sendIcon(reply))
 
-  // GET /login – email and password form; ?next=<dashboard path> is where signing in returns
-  app.get('/login', async (req, reply) => loginForm(reply, 200, { next: nextOf(req.query) }))
+  // GET /login – email and password form; ?next=<dashboard path> is where signing in returns, and
+  // ?done=password (the Account page after a password change) says why the session ended
+  app.get('/login', async (req, reply) => {
+    const done = (req.query as Record<string, unknown>).done
+    const notice = typeof done === 'string' && Object.hasOwn(NOTICES, done) ? NOTICES[done] : undefined
+    return loginForm(reply, 200, { next: nextOf(req.query), notice })
+  })
 
   // POST /login – refused from other sites; throttled per IP and email before argon2 runs
   app.post('/login', async (req, reply) => {

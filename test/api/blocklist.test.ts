@@ -234,6 +234,11 @@ describe('blocklist', () => {
       expectPage(await visit(t, '/q-overlay'), 451)
       expectPage(await visit(t, '/q-splash'), 451)
       expectRedirect(await visit(t, '/q-plain'), 302, 'https://example.com/plain')
+      // the dashboard's list reads it beside the health of its page of links
+      const rows = (await bob.api.get(`/api/urls/health?ids=${plain}`)).json().data.health
+      expect(rows).toEqual([expect.objectContaining({ id: plain, quarantined: false })])
+      const [quarantined] = await t.app.db.select({ id: links.id }).from(links).where(eq(links.alias, 'q-overlay'))
+      expect((await bob.api.get(`/api/urls/health?ids=${quarantined.id}`)).json().data.health).toEqual([expect.objectContaining({ id: quarantined.id, quarantined: true })])
       const again = await bob.api.post('/api/url/add', { url: 'https://example.com/again', type: String(overlay) })
       expectError(again, 400, new RegExp(`^type: ${overlay} is refused: its button link matches late-phish\\.example, which is on this service's blocklist\\.$`))
       expectError(await bob.api.put(`/api/url/${plain}/update`, { url: 'https://example.com/plain', type: String(splash) }), 400, /its image matches late-phish\.example/)

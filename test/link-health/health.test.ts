@@ -143,8 +143,8 @@ describe('link health: check now, fallback while broken', () => {
       error: 0,
       data: {
         health: [
-          { id: mine, state: 'broken', status: 500, reason: 'answered with HTTP status 500', checkedAt: expect.stringMatching(TS) },
-          { id: fresh, state: 'unknown', status: null, reason: null, checkedAt: null },
+          { id: mine, state: 'broken', status: 500, reason: 'answered with HTTP status 500', checkedAt: expect.stringMatching(TS), quarantined: false },
+          { id: fresh, state: 'unknown', status: null, reason: null, checkedAt: null, quarantined: false },
         ],
       },
     })

@@ -62,10 +62,11 @@ const healthQuery = z.looseObject({
 const lifecycle: FastifyPluginAsync = async (app) => {
   const r = app.withTypeProvider<ZodTypeProvider>()
 
-  // GET /api/urls/health?ids= – details.health of several of the caller's links (the dashboard's list); others' ids are left out
+  // GET /api/urls/health?ids= – details.health of several of the caller's links (the dashboard's list),
+  // and whether each is quarantined (the v1 Link object the list reads has no such field); others' ids are left out
   r.get('/api/urls/health', { schema: { querystring: healthQuery } }, async (req) => {
     const rows = await healthOfOwned(app.db, req.user.id, req.query.ids)
-    return { error: 0, data: { health: rows.map((row) => ({ id: row.id, ...presentHealth(row) })) } }
+    return { error: 0, data: { health: rows.map((row) => ({ id: row.id, ...presentHealth(row), quarantined: row.quarantined })) } }
   })
 
   // DELETE /api/url/:id/alias/:alias – release an earlier alias: it stops serving the link and is free again

@@ -169,7 +169,7 @@ export async function deleteChannelItemsOf(tx: Db | Tx, linkIds: number[]) {
 export async function healthOfOwned(db: Db, userId: number, ids: number[]) {
   if (!ids.length) return []
   return db
-    .select({ id: links.id, healthState: links.healthState, healthStatus: links.healthStatus, healthReason: links.healthReason, checkedAt: links.checkedAt })
+    .select({ id: links.id, healthState: links.healthState, healthStatus: links.healthStatus, healthReason: links.healthReason, checkedAt: links.checkedAt, quarantined: links.quarantined })
     .from(links)
     .where(and(eq(links.userId, userId), inArray(links.id, ids)))
     .orderBy(asc(links.id))

@@ -133,7 +133,7 @@ function PasswordForm() {
     e.preventDefault()
     if (password !== again) return save.setError('The two passwords differ: type the same one twice.')
     // the API signs out every session of the account when the password changes, this one included
-    if (await save.run(() => api.put('/api/account/update', { password }))) window.location.assign('/login')
+    if (await save.run(() => api.put('/api/account/update', { password }))) window.location.assign('/login?done=password')
   }
   return (
     <form className="card" onSubmit={submit} aria-labelledby="password-head">

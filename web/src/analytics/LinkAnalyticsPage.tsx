@@ -3,6 +3,7 @@ import { Link, useNavigate, useParams } from 'react-router'
 import { api } from '../api/client'
 import type { LinkSingle } from '../api/types'
 import { LinkQr } from '../links/LinkQr'
+import { QuarantineNote } from '../links/quarantine'
 import { useConfirm } from '../ui/confirm'
 import { formatDateTime } from '../ui/format'
 import { useAction, useLoad } from '../ui/hooks'
@@ -50,6 +51,7 @@ export function LinkAnalyticsPage() {
       {link.loading && !link.data && <Loading what="Loading the link" />}
       {d && link.data && (
         <>
+          {d.quarantined && <QuarantineNote />}
           {/* a title and a destination may be long words (255 and 2,000 characters): a few lines each, the rest on request */}
           <div className="link-facts">
             {d.title && (

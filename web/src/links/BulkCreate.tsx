@@ -1,7 +1,9 @@
 import { useState, type FormEvent } from 'react'
 import { api } from '../api/client'
 import { announce } from '../ui/announce'
+import { withLabels } from '../ui/field-labels'
 import { CopyButton, Field } from '../ui/parts'
+import { LABELS } from './refusal'
 
 interface Result {
   line: string
@@ -51,7 +53,8 @@ export function BulkCreate({ onDone }: { onDone: () => void }) {
         const r = await api.post<{ shorturl: string }>('/api/url/add', custom ? { url, custom } : { url })
         out.push({ line, short: r.shorturl })
       } catch (err) {
-        out.push({ line, error: (err as Error).message })
+        // "url: must be …" said as the New link form says it: "Destination URL: must be …"
+        out.push({ line, error: withLabels((err as Error).message, LABELS) })
       }
       setResults([...out])
     }

@@ -6,6 +6,7 @@ import { useAction, useLoad } from '../ui/hooks'
 import { ErrorNote, Loading, PageHead } from '../ui/parts'
 import { LinkForm } from './LinkForm'
 import { useLinkOptions } from './options'
+import { QuarantineNote } from './quarantine'
 import { TestLinkPanel } from './TestLinkPanel'
 
 export function LinkEditPage() {
@@ -32,6 +33,7 @@ export function LinkEditPage() {
       <PageHead title="Edit link" />
       <ErrorNote message={failed?.error} onRetry={failed && failed.status !== 404 ? failed.reload : undefined} />
       {(link.loading || options.loading) && <Loading />}
+      {link.data?.details.quarantined && <QuarantineNote editing />}
       {link.data && options.data && (
         <div className="card">
           <LinkForm mode="edit" initial={link.data.details} options={options.data} busy={save.busy} error={save.error} onSubmit={onSubmit} onCancel={() => navigate(-1)} />

@@ -176,7 +176,7 @@ export function LinkForm(props: {
     </select>
   )
   const textInput = (id: string, value: string, set: (v: string) => void, _label: string, bad?: Refusal) => <input id={id} {...bad} value={value} onChange={(e) => set(e.target.value)} />
-  const list = (name: ListName) => ({ legend: LISTS[name].legend, keyLabel: LISTS[name].key, linkLabel: LISTS[name].link, addLabel: LISTS[name].add, refused: refusedRow(name), refusedAll: refused?.field === name && !refused.row ? errorId : undefined })
+  const list = (name: ListName) => ({ legend: LISTS[name].legend, keyLabel: LISTS[name].key, linkLabel: LISTS[name].link, addLabel: LISTS[name].add, rowNoun: LISTS[name].row, refused: refusedRow(name), refusedAll: refused?.field === name && !refused.row ? errorId : undefined })
 
   return (
     <form onSubmit={submit} noValidate ref={form}>

@@ -25,6 +25,8 @@ export function TargetRows(props: {
   keyLabel: string
   linkLabel: string
   addLabel: string
+  /** what one row is called in its Remove button's name: "Remove <rowNoun> row 1" */
+  rowNoun: string
   rows: Row[]
   onChange: (rows: Row[]) => void
   keyInput: (id: string, value: string, set: (v: string) => void, label: string, refusal?: Refusal) => ReactNode
@@ -48,7 +50,7 @@ export function TargetRows(props: {
               <input id={id} {...refusal(i, 'link')} type={props.linkType ?? 'url'} value={row.link} onChange={(e) => set(i, { link: e.target.value })} placeholder={props.linkType === 'text' ? '' : 'https://'} />
             )}
           </Field>
-          <button type="button" className="secondary" onClick={() => props.onChange(props.rows.filter((_, j) => j !== i))} aria-label={`Remove ${props.keyLabel.toLowerCase()} row ${i + 1}`}>
+          <button type="button" className="secondary" onClick={() => props.onChange(props.rows.filter((_, j) => j !== i))} aria-label={`Remove ${props.rowNoun} row ${i + 1}`}>
             Remove
           </button>
         </div>

@@ -6,12 +6,15 @@
 
 import { NAMED } from '../ui/field-labels'
 
-/** The lists of rows in the form, by their body names, with the labels of a row's two fields. */
+/**
+ * The lists of rows in the form, by their body names, with the labels of a row's two fields and
+ * what one row is called ("Remove parameter row 2": the row, not its first field).
+ */
 export const LISTS = {
-  geotarget: { legend: 'By country', key: 'Country', link: 'Country URL', add: 'Add country' },
-  devicetarget: { legend: 'By device', key: 'Device', link: 'Device URL', add: 'Add device' },
-  languagetarget: { legend: 'By language', key: 'Language', link: 'Language URL', add: 'Add language' },
-  parameters: { legend: 'Parameters', key: 'Parameter name', link: 'Parameter value', add: 'Add parameter' },
+  geotarget: { legend: 'By country', key: 'Country', link: 'Country URL', add: 'Add country', row: 'country' },
+  devicetarget: { legend: 'By device', key: 'Device', link: 'Device URL', add: 'Add device', row: 'device' },
+  languagetarget: { legend: 'By language', key: 'Language', link: 'Language URL', add: 'Add language', row: 'language' },
+  parameters: { legend: 'Parameters', key: 'Parameter name', link: 'Parameter value', add: 'Add parameter', row: 'parameter' },
 } as const
 export type ListName = keyof typeof LISTS
 

@@ -6,7 +6,7 @@ import { useConfirm } from '../ui/confirm'
 import { formatDate } from '../ui/format'
 import { useAction, useLoad } from '../ui/hooks'
 import { EmptyState, ErrorNote, Loading, Modal, PageHead } from '../ui/parts'
-import { OverlayEditor, SplashEditor } from './editors'
+import { OverlayEditor, overlayKindName, SplashEditor } from './editors'
 import { Responses } from './Responses'
 
 type Editing = { kind: 'splash' | 'overlay'; id?: number } | null
@@ -94,7 +94,7 @@ function ItemTable<T extends { id: number; name: string; date: string; type?: st
           {props.items.map((it) => (
             <tr key={it.id}>
               <td>{it.name}</td>
-              {props.onResponses && <td>{it.type}</td>}
+              {props.onResponses && <td>{overlayKindName(it.type ?? '')}</td>}
               <td className="hide-small">{formatDate(it.date)}</td>
               <td>
                 <div className="cell-actions">

@@ -34,6 +34,16 @@ const SPLASH_LABELS = {
 
 const POSITIONS = ['bottom-left', 'bottom-right', 'top', 'bottom', 'center'] as const
 
+/** An overlay's kinds by API value, named as the editor's Kind field names them (the overlay list too). */
+export const OVERLAY_KINDS = [
+  ['message', 'Message'],
+  ['contact', 'Contact form'],
+  ['poll', 'Poll'],
+] as const
+
+/** The editor's name of an overlay kind; a value this dashboard does not know is shown as it is. */
+export const overlayKindName = (type: string) => OVERLAY_KINDS.find(([value]) => value === type)?.[1] ?? type
+
 export function SplashEditor({ id, onDone, onCancel }: { id?: number; onDone: () => void; onCancel: () => void }) {
   const loaded = useLoad(async () => (id ? (await api.get<{ data: Splash }>(`/api/splash/${id}`)).data : undefined), [id])
   if (id && !loaded.data) return loaded.error ? <ErrorNote message={loaded.error} onRetry={loaded.reload} /> : <Loading />
@@ -140,9 +150,9 @@ function OverlayForm({ initial, onDone, onCancel }: { initial?: Overlay; onDone:
           <Field label="Kind">
             {(id) => (
               <select id={id} value={v.type} onChange={(e) => set({ type: e.target.value })}>
-                <option value="message">Message</option>
-                <option value="contact">Contact form</option>
-                <option value="poll">Poll</option>
+                {OVERLAY_KINDS.map(([value, name]) => (
+                  <option key={value} value={value}>{name}</option>
+                ))}
               </select>
             )}
           </Field>

@@ -1,7 +1,9 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react'
 import { fetchRaw } from '../api/client'
 import { download } from '../qr/download'
+import { LABELS } from '../links/refusal'
 import { announce } from '../ui/announce'
+import { withLabels } from '../ui/field-labels'
 import { formatNumber } from '../ui/format'
 import { useAction } from '../ui/hooks'
 import { ErrorNote, Field, Loading, PageHead } from '../ui/parts'
@@ -36,7 +38,7 @@ export function ImportExportPage() {
     setResult(undefined)
     await importing.run(async () => {
       const res = await send('POST', `/api/urls/import?format=${format}`, file, file.name.endsWith('.json') ? 'application/json' : 'text/csv')
-      setResult(await res.json())
+      setResult(labelled(await res.json()))
     })
   }
 
@@ -103,6 +105,13 @@ export function ImportExportPage() {
 }
 
 type ImportResult = { imported: number; skipped: number; errors: { line: number; message: string }[] }
+
+/**
+ * Each line's message with the field it names said as the New link form says it ("custom: … is
+ * already taken" becomes "Alias: … is already taken"): every format's rows become that form's
+ * fields, whatever their columns are called in the file.
+ */
+const labelled = (r: ImportResult): ImportResult => ({ ...r, errors: r.errors.map((e) => ({ ...e, message: withLabels(e.message, LABELS) ?? e.message })) })
 
 /** shown per list; the API lists up to 1,000 and says how many more */
 const SHOWN = 50
