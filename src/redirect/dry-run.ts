@@ -72,7 +72,7 @@ export function dryRun(link: ServeLink, visitor: DryRunVisitor, defaultStatus: n
       const policy = directPolicy(link, defaultStatus)
       steps.push(
         policy.cacheTtl > 0
-          ? `It answers ${policy.status}, cacheable for ${policy.cacheTtl} seconds.`
+          ? `It answers ${policy.status}, cacheable for ${policy.cacheTtl} seconds${policy.perVisitor ? " by the visitor's browser only (the destination depends on the visitor)" : ''}.`
           : `It answers ${policy.status}, not cacheable.`,
       )
       return { status: policy.status, location: outcome.url, page: 'direct', matched: trace.matched, steps }

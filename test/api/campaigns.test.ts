@@ -253,6 +253,7 @@ describe('campaigns', () => {
       await insertLink(u.user.id, { alias: 'disabled', title: 'Hidden disabled', disabled: true, campaignId: c.id })
       await insertLink(u.user.id, { alias: 'expired', title: 'Hidden expired', expiresAt: new Date(Date.now() - 60_000), campaignId: c.id })
       await insertLink(u.user.id, { alias: 'used-up', title: 'Hidden used up', expirationClicks: 3, clicks: 3, campaignId: c.id })
+      await insertLink(u.user.id, { alias: 'held', title: 'Hidden quarantined', quarantined: true, campaignId: c.id })
       await insertLink(u.user.id, { alias: 'elsewhere', title: 'Not in the campaign' })
 
       const res = await t.api().get(`/u/lister_01/${c.id}`)
@@ -268,7 +269,7 @@ describe('campaigns', () => {
       expect(body).toContain('&amp; more')
       expect(body).toContain('<a href="https://go.lister.example/branded" rel="noopener">Meta title</a>')
       expect(body).not.toContain('secret.example')
-      for (const hidden of ['Hidden disabled', 'Hidden expired', 'Hidden used up', 'Not in the campaign']) expect(body).not.toContain(hidden)
+      for (const hidden of ['Hidden disabled', 'Hidden expired', 'Hidden used up', 'Hidden quarantined', 'Not in the campaign']) expect(body).not.toContain(hidden)
       expect(body).toContain('2 links shared by Lister_01')
     })
 

@@ -37,6 +37,23 @@ describe('per-link redirectstatus and cachettl', () => {
     expect((await alice.api.get(`/api/url/${seo}`)).json().details).not.toHaveProperty('redirectstatus')
   })
 
+  it('a destination chosen per visitor (targets, rotation, deep links) is cacheable by the visitor\'s browser only', async () => {
+    const ttl = { redirectstatus: 301, cachettl: 3600 }
+    await addLink(alice, { url: 'https://example.com/default', custom: 'pol-geo', geotarget: [{ location: 'Germany', link: 'https://example.com/de' }], ...ttl })
+    await addLink(alice, { url: 'https://example.com/default', custom: 'pol-dev', devicetarget: [{ device: 'iPhone', link: 'https://example.com/ios' }], ...ttl })
+    await addLink(alice, { url: 'https://example.com/default', custom: 'pol-lang', languagetarget: [{ language: 'de', link: 'https://example.com/de' }], ...ttl })
+    await addLink(alice, { url: 'https://www.youtube.com/watch?v=abc', custom: 'pol-deep', deeplink: { auto: true }, ...ttl })
+    for (const alias of ['pol-geo', 'pol-dev', 'pol-lang', 'pol-deep']) {
+      const res = await visit(t, `/${alias}`)
+      expect(res.statusCode, alias).toBe(301)
+      expect(res.headers['cache-control'], alias).toBe('private, max-age=3600')
+    }
+    const id = await addLink(alice, { url: 'https://example.com/default', custom: 'pol-same', ...ttl })
+    expect((await visit(t, '/pol-same')).headers['cache-control']).toBe('public, max-age=3600')
+    const check = await alice.api.post(`/api/url/${id}/resolve`, {})
+    expect(check.json().data.steps.at(-1)).toBe('It answers 301, cacheable for 3600 seconds.')
+  })
+
   it('changes on update (the cached redirect follows), and blank goes back to the defaults', async () => {
     const id = await addLink(alice, { url: 'https://example.com/upd', custom: 'pol-upd' })
     expectRedirect(await visit(t, '/pol-upd'), 302, 'https://example.com/upd')

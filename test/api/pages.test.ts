@@ -99,6 +99,7 @@ describe('splash pages and CTA overlays', () => {
       { name: 'a message over 2000', body: { name: 'n', message: 'm'.repeat(2001) }, message: /message must be at most 2000/ },
       { name: 'a javascript: image', body: { name: 'n', image: 'javascript:alert(1)' }, message: /^image is refused: the javascript: scheme is not allowed\.$/ },
       { name: 'a deep-link image', body: { name: 'n', image: 'tg://x' }, message: /image must be an http\(s\) URL/ },
+      { name: 'an http image (the page shows https images only)', body: { name: 'n', image: 'http://cdn.example.com/banner.png' }, message: /^image must be an https:\/\/ address/ },
       { name: 'a relative image', body: { name: 'n', image: '/img.png' }, message: /image must be an absolute URL/ },
       { name: 'a countdown of 61', body: { name: 'n', countdown: 61 }, message: /between 0 and 60/ },
       { name: 'a negative countdown', body: { name: 'n', countdown: -1 }, message: /between 0 and 60/ },

@@ -95,6 +95,8 @@ export async function listVisibleCampaignLinks(db: Db, campaignId: number, q: Pa
   const where = and(
     eq(links.campaignId, campaignId),
     eq(links.disabled, false),
+    // a quarantined link answers 451: a public list must not advertise it (the rotator passes over it too)
+    eq(links.quarantined, false),
     or(isNull(links.expiresAt), gt(links.expiresAt, sql`now()`)),
     or(isNull(links.expirationClicks), eq(links.expirationClicks, 0), sql`${links.clicks} < ${links.expirationClicks}`),
   )

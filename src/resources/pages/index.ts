@@ -36,7 +36,8 @@ const countdown = z
   .int('countdown must be a whole number of seconds.')
   .min(0, 'countdown must be between 0 and 60 seconds.')
   .max(60, 'countdown must be between 0 and 60 seconds.')
-const image = urlField('image', { httpOnly: true })
+// the page's CSP loads images over https only (an http image would be dropped without a word)
+const image = urlField('image', { httpOnly: true }).refine((u) => /^https:\/\//i.test(u), 'image must be an https:// address: splash pages show images over https only.')
 const overlayType = z.enum(OVERLAY_TYPES, { message: `type must be one of: ${OVERLAY_TYPES.join(', ')}.` })
 const position = z.enum(POSITIONS, { message: `position must be one of: ${POSITIONS.join(', ')}.` })
 const pollOptions = z
