@@ -107,6 +107,40 @@ describe('per-link redirectstatus and cachettl', () => {
   })
 })
 
+describe('expiry by clicks on the management interface', () => {
+  let t: TestApp
+  let alice: TestUser
+  beforeAll(async () => { [t, alice] = await appWith({ plan: 'pro' }) })
+  afterAll(() => t.close())
+  const human = { headers: { 'user-agent': 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0 Safari/537.36' } }
+
+  it('expiration_clicks and expiration_url as on v1: after the cap visitors go to the URL; full=1 shows them; update changes and clears', async () => {
+    const id = await addLink(alice, { url: 'https://example.com/capped', custom: 'cap-mgmt', expiration_clicks: 2, expiration_url: 'https://over.example/' })
+    expect(await details(alice, id)).toMatchObject({ expiration_clicks: 2, expiration_url: 'https://over.example/' })
+    for (let i = 0; i < 2; i++) {
+      expectRedirect(await visit(t, '/cap-mgmt', human), 302, 'https://example.com/capped')
+      await t.app.clicks.flush()
+    }
+    expectRedirect(await visit(t, '/cap-mgmt', human), 302, 'https://over.example/')
+
+    expect((await alice.api.put(`/api/url/${id}/update`, { url: 'https://example.com/capped', expiration_clicks: 5 })).statusCode).toBe(200)
+    expectRedirect(await visit(t, '/cap-mgmt', human), 302, 'https://example.com/capped')
+    expect((await alice.api.put(`/api/url/${id}/update`, { url: 'https://example.com/capped', expiration_clicks: 0, expiration_url: null })).statusCode).toBe(200)
+    expect(await details(alice, id)).toMatchObject({ expiration_clicks: null, expiration_url: null })
+  })
+
+  it.each([
+    [{ expiration_clicks: -1 }, /^expiration_clicks: must be a whole number from 0 to 2147483647\.$/],
+    [{ expiration_clicks: 1.5 }, /^expiration_clicks: must be a whole number/],
+    [{ expiration_clicks: '3' }, /^expiration_clicks: must be a whole number/],
+    [{ expiration_url: 'javascript:alert(1)' }, /^expiration_url: /],
+  ])('refuses %j with 400 and creates nothing', async (extra, message) => {
+    const before = (await alice.api.get('/api/urls')).json().data.result
+    expectError(await alice.api.post('/api/url/add', { url: 'https://example.com/x', ...extra }), 400, message)
+    expect((await alice.api.get('/api/urls')).json().data.result).toBe(before)
+  })
+})
+
 describe('alias history', () => {
   let t: TestApp
   let alice: TestUser

@@ -161,6 +161,14 @@ const cacheTtl = z
   .min(0, `must be a whole number of seconds from 0 to ${MAX_CACHE_TTL}.`)
   .max(MAX_CACHE_TTL, `must be a whole number of seconds from 0 to ${MAX_CACHE_TTL}.`)
 
+/** Human clicks after which the link expires (v1's `expiration_clicks`); 0 is no limit. */
+const MAX_CLICKS = 2_147_483_647
+const expirationClicks = z
+  .number({ error: `must be a whole number from 0 to ${MAX_CLICKS}.` })
+  .int(`must be a whole number from 0 to ${MAX_CLICKS}.`)
+  .min(0, `must be a whole number from 0 to ${MAX_CLICKS}.`)
+  .max(MAX_CLICKS, `must be a whole number from 0 to ${MAX_CLICKS}.`)
+
 const pixelIds = z
   .array(bodyId('pixels'), { error: 'must be a list of pixel ids.' })
   .max(MAX_LIST, `must list at most ${MAX_LIST} pixels.`)
@@ -190,6 +198,8 @@ export const createBody = z.object({
   redirectstatus: optional(redirectStatus),
   cachettl: optional(cacheTtl),
   fallback: optional(url()),
+  expiration_clicks: optional(expirationClicks),
+  expiration_url: optional(url()),
 })
 export type CreateBody = z.output<typeof createBody>
 
@@ -220,6 +230,8 @@ export const updateBody = z.object({
   redirectstatus: clearable(redirectStatus),
   cachettl: clearable(cacheTtl),
   fallback: clearable(url()),
+  expiration_clicks: clearable(expirationClicks),
+  expiration_url: clearable(url()),
 })
 export type UpdateBody = z.output<typeof updateBody>
 
@@ -259,6 +271,9 @@ export function toLinkInput(body: Body): LinkInput {
   if (b.redirectstatus !== undefined) input.redirectStatus = b.redirectstatus
   if (b.cachettl !== undefined) input.cacheTtl = b.cachettl
   if (b.fallback !== undefined) input.fallback = b.fallback
+  // 0 is no limit, as on v1
+  if (b.expiration_clicks !== undefined) input.expirationClicks = b.expiration_clicks === 0 ? null : b.expiration_clicks
+  if (b.expiration_url !== undefined) input.expirationUrl = b.expiration_url
   if (b.status !== undefined) input.privacy = b.status === 'public' ? PRIVACY.public : PRIVACY.private
   return input
 }

@@ -44,6 +44,8 @@ export function LinkForm(props: {
   const [password, setPassword] = useState('')
   const [removePassword, setRemovePassword] = useState(false)
   const [expiry, setExpiry] = useState(apiToLocalInput(d?.expiry))
+  const [maxClicks, setMaxClicks] = useState(d?.expiration_clicks ? String(d.expiration_clicks) : '')
+  const [expiredUrl, setExpiredUrl] = useState(d?.expiration_url ?? '')
   const [geo, setGeo] = useState<Row[]>(toRows(d?.location))
   const [device, setDevice] = useState<Row[]>(toRows(d?.device))
   const [language, setLanguage] = useState<Row[]>(toRows(d?.language))
@@ -120,6 +122,9 @@ export function LinkForm(props: {
     if (redirectStatus !== initialStatus) body.redirectstatus = redirectStatus ? Number(redirectStatus) : null
     if (cacheTtl.trim() !== String(d?.cachettl ?? 0)) body.cachettl = cacheTtl.trim() === '' ? (edit ? null : undefined) : Number(cacheTtl)
     body.fallback = blank(fallback)
+    // 0 is no limit: an emptied field clears a limit the link had
+    if (maxClicks.trim() !== (d?.expiration_clicks ? String(d.expiration_clicks) : '')) body.expiration_clicks = maxClicks.trim() === '' ? 0 : Number(maxClicks)
+    body.expiration_url = blank(expiredUrl)
     for (const k of Object.keys(body)) if (body[k] === undefined) delete body[k]
     return body
   }
@@ -243,6 +248,14 @@ export function LinkForm(props: {
             </Field>
             <Field label={LABELS.expiry} hint="In your time zone; after it the link stops working.">
               {(id, hint) => <input id={id} {...refusal('expiry', hint)} type="datetime-local" value={expiry} onChange={(e) => setExpiry(e.target.value)} />}
+            </Field>
+          </div>
+          <div className="row">
+            <Field label={LABELS.expiration_clicks} hint="Visits by people (not bots) before the link stops working; empty for no limit.">
+              {(id, hint) => <input id={id} {...refusal('expiration_clicks', hint)} type="number" min={1} step={1} value={maxClicks} onChange={(e) => setMaxClicks(e.target.value)} />}
+            </Field>
+            <Field label={LABELS.expiration_url} hint="Once expired, by date or by clicks; without it visitors see an expired page.">
+              {(id, hint) => <input id={id} {...refusal('expiration_url', hint)} type="url" value={expiredUrl} onChange={(e) => setExpiredUrl(e.target.value)} placeholder="https://example.com/offer-ended" />}
             </Field>
           </div>
           {edit && d?.password && (

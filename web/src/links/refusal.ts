@@ -28,6 +28,8 @@ export const LABELS = {
   type: 'Redirect type',
   password: 'Password',
   expiry: 'Expiry',
+  expiration_clicks: 'Expire after clicks',
+  expiration_url: 'After expiry, send visitors to',
   status: 'Statistics page',
   redirectstatus: 'Redirect status',
   cachettl: 'Cache lifetime (seconds)',
