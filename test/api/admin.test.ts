@@ -84,6 +84,13 @@ describe('admin', () => {
       expect((await admin.api.get('/api/plans')).json().data.find((p: { id: number }) => p.id === id)).toEqual({ ...expected, id })
     })
 
+    it('a new plan without `free` is free unless it names a price', async () => {
+      const bare = await admin.api.post('/api/plan/add', { name: 'Unpriced' })
+      expect(bare.json().data).toMatchObject({ free: true, prices: null })
+      const priced = await admin.api.post('/api/plan/add', { name: 'Priced', prices: { monthly: 4 } })
+      expect(priced.json().data).toMatchObject({ free: false, prices: { monthly: 4, yearly: 0, lifetime: 0 } })
+    })
+
     it('updates only the fields sent', async () => {
       const id = (await admin.api.post('/api/plan/add', { name: 'Starter', free: false, prices: { monthly: 5 }, limits: { links: 50, geo: { enabled: true } } })).json().id
       const res = await admin.api.put(`/api/plan/${id}/update`, { limits: { links: 75, device: { enabled: 'true' } } })

@@ -105,7 +105,9 @@ export function planValues(input: Partial<PlanInput>, base?: Plan) {
     if (!sw) continue
     features[f] = (COUNTED_FEATURES as readonly string[]).includes(f) ? { enabled: sw.enabled, count: sw.count ?? features[f]?.count ?? '0' } : { enabled: sw.enabled }
   }
-  const free = input.free ?? base?.free ?? false
+  // a new plan that names no price above 0 is free unless it says otherwise (a "pro" plan costing nothing misleads)
+  const priced = Object.values(input.prices ?? {}).some((p) => typeof p === 'number' && p > 0)
+  const free = input.free ?? base?.free ?? !priced
   return {
     name: input.name ?? base?.name ?? 'Plan',
     free,
