@@ -74,13 +74,23 @@ export function contentSecurityPolicy(o: PageOptions): string {
   ].join('; ')
 }
 
+// Text on these pages is often the visitor's or a link owner's (URLs with long query strings,
+// unbroken words): it wraps anywhere rather than pushing the card, and the page, sideways.
 const STYLE = `body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;background:#f6f7f9;color:#1d2330}
-main{max-width:40rem;margin:3rem auto;padding:2rem;background:#fff;border-radius:12px;box-shadow:0 1px 3px rgba(0,0,0,.08)}
-h1{font-size:1.4rem;margin-top:0}a{color:#2554c7}input,button{font:inherit;padding:.5rem .75rem;border-radius:6px;border:1px solid #c8ccd4}
-button{background:#2554c7;color:#fff;border:0;cursor:pointer}table{border-collapse:collapse;width:100%}td,th{padding:.35rem .5rem;border-bottom:1px solid #eceef2;text-align:left}
+main{max-width:40rem;margin:3rem auto;padding:2rem;background:#fff;border-radius:12px;box-shadow:0 1px 3px rgba(0,0,0,.08);overflow-wrap:anywhere}
+h1{font-size:1.4rem;margin-top:0}h2{font-size:1.1rem}a{color:#2554c7}
+input,button,select,textarea{font:inherit;padding:.5rem .75rem;border-radius:6px;border:1px solid #c8ccd4;max-width:100%;box-sizing:border-box}
+select{background:#fff;color:inherit}textarea{width:100%;display:block}
+button,.kurz-button{background:#2554c7;color:#fff;border:0;cursor:pointer}
+.kurz-button{display:inline-block;padding:.5rem .9rem;border-radius:6px;text-decoration:none}
+:focus-visible{outline:2px solid #2554c7;outline-offset:2px}
+table{border-collapse:collapse;width:100%}td,th{padding:.35rem .5rem;border-bottom:1px solid #eceef2;text-align:left}
 .muted{color:#6b7280}.error{color:#b91c1c}
+.kurz-sr{position:absolute;width:1px;height:1px;margin:-1px;padding:0;overflow:hidden;clip:rect(0 0 0 0);clip-path:inset(50%);white-space:nowrap;border:0}
+@media (max-width:30rem){main{margin:1rem .75rem;padding:1.25rem}}
 @media (prefers-color-scheme:dark){:root{color-scheme:dark}body{background:#10131a;color:#e6e9f0}main{background:#181c25;box-shadow:none}a{color:#7b93ff}
-input{background:#202532;color:#e6e9f0;border-color:#2d3342}button{background:#7b93ff;color:#0b0f1a}td,th{border-color:#2d3342}.muted{color:#a0a8ba}.error{color:#ff8787}}`
+input,select,textarea{background:#202532;color:#e6e9f0;border-color:#2d3342}button,.kurz-button{background:#7b93ff;color:#0b0f1a}:focus-visible{outline-color:#7b93ff}
+td,th{border-color:#2d3342}.muted{color:#a0a8ba}.error{color:#ff8787}}`
 
 /** The one HTML layout: every server-rendered page goes through it, with its CSP. */
 export function renderPage(o: PageOptions): string {

@@ -26,6 +26,15 @@ export interface VisitPage {
 const HEX = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/
 /** Colours go into a style attribute: only a strict #hex passes, anything else is the default. */
 const color = (value: unknown, fallback: string) => (typeof value === 'string' && HEX.test(value) ? value : fallback)
+/** Relative luminance (WCAG) of a strict #hex colour, 0 (black) to 1 (white). */
+function luminance(hex: string): number {
+  const h = hex.length === 4 ? hex.slice(1).replace(/./g, (c) => c + c) : hex.slice(1)
+  const [r, g, b] = [0, 2, 4].map((i) => {
+    const v = parseInt(h.slice(i, i + 2), 16) / 255
+    return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4
+  })
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b
+}
 
 /** CSP source for the destination's origin; a scheme source when the origin cannot be written as a host-source. */
 export function frameSource(dest: string): string | null {
@@ -79,33 +88,58 @@ const countdownScript = (nonce: string, seconds: number) =>
   )
 
 const pageTitle = (link: ServeLink) => link.title || link.metaTitle || 'Redirecting'
+/** Frame and overlay pages never redirect: without a title of its own the page is named after what it shows. */
+const shownTitle = (link: ServeLink) => link.title || link.metaTitle || null
+
+/**
+ * Moves on after the same second as the meta refresh, counted from when the page starts rather than
+ * from its load event, which a vendor script that never answers can hold back for as long as the
+ * network waits. The destination is read from the page's own link, so no URL is written into script.
+ */
+const moveOnScript = (nonce: string, seconds: number) =>
+  raw(
+    `<script nonce="${nonce}">setTimeout(function(){var a=document.getElementById('destination');if(a)location.replace(a.href)},${Math.max(0, seconds) * 1000});</script>`,
+  )
 
 /** A link with pixels and the `direct` type: load the pixels, then move on. */
 export function pixelPage(reply: FastifyReply, v: VisitPage) {
+  const nonce = newNonce()
   return sendPage(
     reply,
     200,
     withPixels(v.link, {
       title: 'Redirecting…',
-      headParts: [refresh(PIXEL_PAGE_SECONDS, v.dest)],
+      scriptNonce: nonce,
+      // the timer first, before any vendor code: the meta refresh stays for visitors without JavaScript
+      headParts: [refresh(PIXEL_PAGE_SECONDS, v.dest), moveOnScript(nonce, PIXEL_PAGE_SECONDS)],
       body: html`<main><h1>Redirecting…</h1><p>You are being taken to <a id="destination" href="${v.dest}" rel="noreferrer">${hostOf(v.dest)}</a>.</p>
 <p><a href="${v.dest}" rel="noreferrer">Continue</a></p></main>`.value,
     }),
   )
 }
 
-/** `frame`: the destination in a full-size iframe under a thin bar with a plain link to it. */
+/**
+ * `frame`: the destination in a full-size iframe under a bar with a plain link to it. The bar grows
+ * with its text and the iframe takes the rest; a long title is cut short (ellipsis), never the link.
+ */
 export function framePage(reply: FastifyReply, v: VisitPage) {
   const src = frameSource(v.dest)
+  const shown = shownTitle(v.link)
+  const title = shown ?? hostOf(v.dest)
   return sendPage(
     reply,
     200,
     withPixels(v.link, {
-      title: pageTitle(v.link),
-      head: `<style>html,body{height:100%;margin:0;overflow:hidden}.kurz-bar{height:2.25rem;display:flex;align-items:center;gap:1rem;padding:0 1rem;background:#1d2330;color:#fff;font-size:.9rem}.kurz-bar a{color:#fff}.kurz-frame{display:block;border:0;width:100%;height:calc(100% - 2.25rem)}</style>`,
+      title,
+      head: `<style>html,body{height:100%;margin:0;overflow:hidden}body{display:flex;flex-direction:column}
+.kurz-bar{flex:none;display:flex;align-items:center;gap:.75rem;min-height:2.25rem;box-sizing:border-box;padding:.35rem 1rem;background:#1d2330;color:#fff;font-size:.9rem;line-height:1.3}
+.kurz-bar h1{flex:1 1 auto;min-width:0;margin:0;font-size:inherit;font-weight:600;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+.kurz-bar a{flex:0 0 auto;max-width:65%;margin-left:auto;color:#fff;overflow-wrap:anywhere;text-align:right}.kurz-bar a:focus-visible{outline-color:#fff}
+main.kurz-view{flex:1 1 auto;min-height:0;max-width:none;margin:0;padding:0;border-radius:0;background:none;box-shadow:none}
+.kurz-frame{display:block;border:0;width:100%;height:100%}</style>`,
       frameSrc: src ? [src] : [],
-      body: html`<div class="kurz-bar"><span>${pageTitle(v.link)}</span><a id="destination" href="${v.dest}" target="_top" rel="noreferrer">Open ${hostOf(v.dest)} directly</a></div>
-${src ? html`<iframe class="kurz-frame" src="${v.dest}" title="${pageTitle(v.link)}"></iframe>` : html`<main><p><a href="${v.dest}" rel="noreferrer">Continue to ${hostOf(v.dest)}</a></p></main>`}`.value,
+      body: html`<header class="kurz-bar">${shown ? html`<h1 title="${shown}"><span>${shown}</span></h1>` : html`<h1 class="kurz-sr">Short link</h1>`}<a id="destination" href="${v.dest}" target="_top" rel="noreferrer">Open ${hostOf(v.dest)} directly</a></header>
+${src ? html`<main class="kurz-view"><iframe class="kurz-frame" src="${v.dest}" title="${title}"></iframe></main>` : html`<main><p><a href="${v.dest}" rel="noreferrer">Continue to ${hostOf(v.dest)}</a></p></main>`}`.value,
     }),
   )
 }
@@ -125,7 +159,7 @@ export function splashPage(reply: FastifyReply, v: VisitPage) {
 <p>This link takes you to:</p>
 <p><a id="destination" href="${v.dest}" rel="noreferrer">${v.dest}</a></p>
 <p class="muted">Continuing in <span id="countdown">${seconds}</span> seconds…</p>
-<p><a href="${v.dest}" rel="noreferrer"><button type="button" tabindex="-1">Continue now</button></a></p></main>`.value,
+<p><a class="kurz-button" href="${v.dest}" rel="noreferrer">Continue now</a></p></main>`.value,
       bodyEnd: [countdownScript(nonce, seconds)],
     }),
   )
@@ -185,9 +219,13 @@ export function overlayPage(reply: FastifyReply, v: VisitPage, page: Page) {
 <p><label>Message<br><textarea name="message" maxlength="2000" rows="3" required></textarea></label></p>
 <p><button type="submit" style="${buttonStyle}">${page.buttonLabel || 'Send'}</button></p></form>`
   } else if (page.overlayType === 'poll') {
+    // the question is the group's legend, so a screen reader names it with every answer
+    const legend = page.title ? html`<h2>${page.title}</h2>` : html`<span class="kurz-sr">${page.message || 'Poll'}</span>`
     content = html`<form method="post" action="${action}" target="_top">
 <input type="hidden" name="link" value="${v.link.id}">
-${options.map((o, i) => html`<p><label><input type="radio" name="option" value="${i}" required> ${o}</label></p>`)}
+<fieldset><legend>${legend}</legend>${page.message ? html`<p>${page.message}</p>` : ''}
+${options.map((o, i) => html`<p class="kurz-option"><label><input type="radio" name="option" value="${i}" required> ${o}</label></p>`)}
+</fieldset>
 <p><button type="submit" style="${buttonStyle}">${page.buttonLabel || 'Vote'}</button></p></form>`
   } else {
     content =
@@ -196,23 +234,40 @@ ${options.map((o, i) => html`<p><label><input type="radio" name="option" value="
         : html``
   }
 
+  const shown = shownTitle(v.link)
+  const title = shown ?? hostOf(v.dest)
+  // form controls follow the overlay's own background, not the visitor's colour scheme; an overlay
+  // at the top sits below the "Open … directly" link rather than over it (a phone is narrow)
+  const dark = luminance(bg) < 0.3
+  const fields = dark ? 'background:#202532;color:#e6e9f0;border-color:#2d3342' : 'background:#fff;color:#1d2330;border-color:#c8ccd4'
+  // a poll's title and message live in its fieldset
+  const intro = page.overlayType === 'poll' ? html`` : html`${page.title ? html`<h2>${page.title}</h2>` : ''}${page.message ? html`<p>${page.message}</p>` : ''}`
   return sendPage(
     reply,
     200,
     withPixels(v.link, {
-      title: pageTitle(v.link),
+      title,
+      // The close control is a CSS checkbox (no JavaScript): visually hidden but focusable and named,
+      // so Tab reaches it and Space closes; the × shows its focus ring.
       head: `<style>html,body{height:100%;margin:0;overflow:hidden}.kurz-frame{display:block;border:0;width:100%;height:100%}
-.kurz-overlay{position:fixed;z-index:10;max-width:22rem;padding:1rem 1.25rem;border-radius:10px;box-shadow:0 4px 18px rgba(0,0,0,.25)}
-.kurz-overlay h2{margin:.2rem 0 .5rem;font-size:1.1rem}.kurz-overlay input,.kurz-overlay textarea{width:100%;box-sizing:border-box}
-#kurz-close{display:none}#kurz-close:checked~.kurz-overlay{display:none}.kurz-x{position:absolute;right:.6rem;top:.3rem;cursor:pointer;font-size:1.2rem}
-.kurz-direct{position:fixed;right:.5rem;top:.5rem;z-index:5;font-size:.8rem;background:rgba(255,255,255,.85);padding:.2rem .5rem;border-radius:4px}</style>`,
+main.kurz-view{height:100%;max-width:none;margin:0;padding:0;border-radius:0;background:none;box-shadow:none}
+.kurz-overlay{position:fixed;z-index:10;box-sizing:border-box;width:max-content;max-width:min(22rem,calc(100vw - 2rem));max-height:calc(100vh - 2rem);overflow:auto;padding:1rem 2rem 1rem 1.25rem;border-radius:10px;box-shadow:0 4px 18px rgba(0,0,0,.25);overflow-wrap:anywhere}
+.kurz-overlay h2{margin:.2rem 0 .5rem;font-size:1.1rem}.kurz-overlay input:not([type=radio]),.kurz-overlay textarea{width:100%;box-sizing:border-box}
+.kurz-overlay fieldset{border:0;margin:0;padding:0;min-width:0}.kurz-overlay legend{padding:0;max-width:100%}
+.kurz-option label{display:flex;align-items:flex-start;gap:.5rem;cursor:pointer}.kurz-option input{flex:none;margin:.2rem 0 0;padding:0}
+.kurz-overlay{color-scheme:${dark ? 'dark' : 'light'}${position === POSITIONS.top ? ';margin-top:1.75rem;max-height:calc(100vh - 3.75rem)' : ''}}.kurz-overlay input:not([type=radio]),.kurz-overlay textarea{${fields}}
+#kurz-close{position:fixed;top:0;left:0;width:1px;height:1px;margin:0;padding:0;opacity:0;overflow:hidden;clip-path:inset(50%)}#kurz-close:checked~.kurz-overlay{display:none}
+.kurz-x{position:absolute;right:.6rem;top:.3rem;cursor:pointer;font-size:1.2rem;line-height:1.2;padding:0 .2rem;border-radius:4px}#kurz-close:focus~.kurz-overlay .kurz-x{outline:2px solid currentColor;outline-offset:1px}
+.kurz-direct{position:fixed;right:.5rem;top:.5rem;z-index:5;max-width:calc(100vw - 1rem);box-sizing:border-box;overflow-wrap:anywhere;font-size:.8rem;background:#fff;color:#2554c7;padding:.2rem .5rem;border-radius:4px;box-shadow:0 1px 3px rgba(0,0,0,.2)}
+@media (prefers-color-scheme:dark){.kurz-direct{background:#181c25;color:#9db0ff}}</style>`,
       frameSrc: src ? [src] : [],
-      body: html`${src ? html`<iframe class="kurz-frame" src="${v.dest}" title="${pageTitle(v.link)}"></iframe>` : ''}
+      body: html`<main class="kurz-view">${shown ? html`<h1 class="kurz-sr">${shown}</h1>` : html`<h1 class="kurz-sr">Short link</h1>`}
 <a class="kurz-direct" id="destination" href="${v.dest}" target="_top" rel="noreferrer">Open ${hostOf(v.dest)} directly</a>
-<input type="checkbox" id="kurz-close">
+${src ? html`<iframe class="kurz-frame" src="${v.dest}" title="${title}"></iframe>` : ''}</main>
+<input type="checkbox" id="kurz-close" aria-label="Close">
 <aside class="kurz-overlay" style="${`${position};background:${bg};color:${fg}`}">
 <label class="kurz-x" for="kurz-close" title="Close">×</label>
-${page.title ? html`<h2>${page.title}</h2>` : ''}${page.message ? html`<p>${page.message}</p>` : ''}${content}
+${intro}${content}
 </aside>`.value,
     }),
   )

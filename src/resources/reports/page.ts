@@ -30,12 +30,14 @@ export function reportForm(reply: FastifyReply, status: 200 | 400 | 429, o: Repo
   )
   return sendPage(reply, status, {
     title: 'Report a link',
+    // the fields as wide as the card, as the comment box is
+    head: '<style>#reason,#email{width:100%}</style>',
     body: html`<main><h1>Report a link</h1>
 <p>You are reporting <code>${o.shortUrl}</code>. An administrator of this service will look at it.</p>
 ${o.error ? html`<p class="error" role="alert">${o.error}</p>` : ''}
 <form method="post" action="${o.action}">
 <p><label for="reason">What is wrong with it?</label><br><select id="reason" name="reason" required>${options}</select></p>
-<p><label for="comment">Details (optional)</label><br><textarea id="comment" name="comment" rows="4" cols="50" maxlength="2000">${v.comment ?? ''}</textarea></p>
+<p><label for="comment">Details (optional)</label><br><textarea id="comment" name="comment" rows="4" maxlength="2000">${v.comment ?? ''}</textarea></p>
 <p><label for="email">Your email, if we may ask you more (optional)</label><br><input type="email" id="email" name="email" maxlength="254" value="${v.email ?? ''}"></p>
 <p><button type="submit">Send report</button></p>
 </form></main>`.value,

@@ -29,7 +29,7 @@ export const LABELS = {
   password: 'Password',
   expiry: 'Expiry',
   expiration_clicks: 'Expire after clicks',
-  expiration_url: 'After expiry, send visitors to',
+  expiration_url: 'Once expired, send visitors to',
   status: 'Statistics page',
   redirectstatus: 'Redirect status',
   cachettl: 'Cache lifetime (seconds)',
