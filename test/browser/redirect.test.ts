@@ -1,9 +1,9 @@
-import { createServer, type Server } from 'node:http'
+import type { Server } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { addLink, hasChromium, watchedPage } from '../helpers/fixtures.js'
 import type { TestUser } from '../helpers/app.js'
-import { closeServer, listenLocally } from '../helpers/local-server.js'
+import { arrivalServer, closeServer } from '../helpers/local-server.js'
 import { counters } from '../helpers/visits.js'
 import { browserSuite } from './session.js'
 
@@ -17,12 +17,7 @@ describe.skipIf(!hasChromium)('redirect pages in Chromium', () => {
   let destOrigin: string
 
   beforeAll(async () => {
-    // the destination: a second local listener
-    dest = createServer((req, res) => {
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
-      res.end(`<!doctype html><title>Destination</title><h1 id="arrived">Arrived at ${(req.url ?? '').replace(/[<>&"]/g, (c) => `&#${c.charCodeAt(0)};`)}</h1>`)
-    })
-    destOrigin = await listenLocally(dest)
+    ;({ server: dest, origin: destOrigin } = await arrivalServer())
     pro = await s.t.makeUser({ plan: 'pro' })
   })
   afterAll(async () => {

@@ -1,10 +1,10 @@
-import { createServer, type Server } from 'node:http'
+import type { Server } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { BrowserContextOptions, Page } from 'playwright-core'
 import { addLink, hasChromium } from '../helpers/fixtures.js'
 import { appWith, type TestApp, type TestUser } from '../helpers/app.js'
 import { expectPage, visit } from '../helpers/visits.js'
-import { closeServer, listenLocally } from '../helpers/local-server.js'
+import { arrivalServer, closeServer } from '../helpers/local-server.js'
 import { browserSuite } from '../browser/session.js'
 
 /*
@@ -89,11 +89,7 @@ describe.skipIf(!hasChromium)('visitor pages at 360 and 1280 px (session 32)', (
   let destOrigin: string
 
   beforeAll(async () => {
-    dest = createServer((req, res) => {
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
-      res.end(`<!doctype html><title>Destination</title><h1 id="arrived">Arrived at ${(req.url ?? '').replace(/[<>&"]/g, (c) => `&#${c.charCodeAt(0)};`)}</h1>`)
-    })
-    destOrigin = await listenLocally(dest)
+    ;({ server: dest, origin: destOrigin } = await arrivalServer())
     pro = await s.t.makeUser({ plan: 'pro' })
   })
   afterAll(async () => {
