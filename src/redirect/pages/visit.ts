@@ -84,7 +84,7 @@ function withPixels(link: ServeLink, o: PageOptions & { headParts?: Raw[]; bodyE
 const countdownScript = (nonce: string, seconds: number) =>
   raw(
     `<script nonce="${nonce}">(function(){var n=${Math.max(0, Math.floor(seconds))},e=document.getElementById('countdown');` +
-      `if(!e)return;var t=setInterval(function(){n=Math.max(0,n-1);e.textContent=String(n);if(n===0)clearInterval(t)},1000)})();</script>`,
+      `if(!e)return;var t=setInterval(function(){n=Math.max(0,n-1);e.textContent=String(n);if(n===0){clearInterval(t);var a=document.getElementById('destination');if(a)location.replace(a.href)}},1000)})();</script>`,
   )
 
 const pageTitle = (link: ServeLink) => link.title || link.metaTitle || 'Redirecting'
