@@ -23,6 +23,14 @@ export function driverCode(err: unknown): string | undefined {
   return e?.code ?? e?.cause?.code
 }
 
+/**
+ * The server itself refusing new sessions for a while: no connection slot free (53300), or this
+ * database closed to connections (`ALTER DATABASE … ALLOW_CONNECTIONS false`, a maintenance window:
+ * 55000 is a broad class, so only with that message). Waiting cures both.
+ */
+export const refusesConnections = (code: string, message: string | undefined) =>
+  code === '53300' || (code === '55000' && /not currently accepting connections/.test(message ?? ''))
+
 interface LoggedError {
   type: string
   message: string

@@ -1,15 +1,12 @@
 import { sql } from 'drizzle-orm'
 import { createDb, type DbConfig, type DbHandle } from './client.js'
-import { driverCode } from './query-errors.js'
+import { driverCode, refusesConnections } from './query-errors.js'
 
 /**
- * Errors that waiting can cure: the server is not up yet or not reachable yet, has no connection
- * slot free (53300), or this database is closed to connections for a while (55000 with that
- * message: `ALLOW_CONNECTIONS false` in a maintenance window). A running server answers 503 for the
- * same errors (http/errors.ts `isDatabaseUnavailable`).
+ * Errors that waiting can cure: the server is not up yet or not reachable yet, or refuses sessions
+ * for a while (`refusesConnections`, which a running server answers with 503 too).
  */
-const TRANSIENT = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', '57P03', '53300'])
-const CLOSED_TO_CONNECTIONS = /not currently accepting connections/
+const TRANSIENT = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', '57P03'])
 
 export class DatabaseUnreachable extends Error {}
 
@@ -30,10 +27,10 @@ function reason(err: unknown): { code: string; transient: boolean } {
   const code = driverCode(err) ?? ''
   // pg reports its own connection timeout without a code
   const timedOut = /timeout|terminated/i.test(e.message ?? '')
-  const transient = TRANSIENT.has(code) || (code === '55000' && CLOSED_TO_CONNECTIONS.test(e.message ?? '')) || (!code && timedOut)
-  // a non-transient error's message says what to fix ("password authentication failed for user …")
-  // a refusal by the server itself (no slot free, closed to connections) is worded better than its code
-  const refusedByServer = transient && (code === '53300' || code === '55000')
+  const refusedByServer = refusesConnections(code, e.message)
+  const transient = TRANSIENT.has(code) || refusedByServer || (!code && timedOut)
+  // a non-transient error's message says what to fix ("password authentication failed for user …"),
+  // and the server's own refusal is worded better than its code
   const detail = transient && !refusedByServer ? code || 'timeout' : (e.message ?? code ?? 'unknown error').split('\n')[0]
   return { code: detail, transient }
 }

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { z } from 'zod'
-import { driverCode } from '../db/query-errors.js'
+import { driverCode, refusesConnections } from '../db/query-errors.js'
 import { messagePage, notFoundPage } from '../lib/html.js'
 
 /**
@@ -110,9 +110,7 @@ export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
   const e = err as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown }
   const code = typeof e.code === 'string' ? e.code : ''
   if (code === '57P01' || code === '57P02' || code === '57P03' || /^08[0-9A-Z]{3}$/.test(code)) return true
-  // too many clients, and a database closed to connections (ALTER DATABASE … ALLOW_CONNECTIONS false,
-  // a maintenance window): 55000 is a broad class, so only with that message
-  if (code === '53300' || (code === '55000' && typeof e.message === 'string' && /not currently accepting connections/.test(e.message))) return true
+  if (refusesConnections(code, typeof e.message === 'string' ? e.message : undefined)) return true
   if (CONNECTION_CODES.has(code)) return true
   if (typeof e.message === 'string' && CONNECTION_MESSAGES.test(e.message)) return true
   if (Array.isArray(e.errors) && e.errors.some((x) => isDatabaseUnavailable(x, depth + 1))) return true

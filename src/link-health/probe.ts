@@ -65,9 +65,7 @@ export async function probe(url: string, o: ProbeOptions): Promise<ProbeResult> 
       case 'network':
       case 'dns':
         return { state: 'broken', status: null, reason: err.message }
-      // this machine's resolver failed: no evidence about the destination
-      case 'dns_unavailable':
-        return { state: 'unknown', status: null, reason: `not checked: ${err.message}` }
+      // a refusal of the guard, or this machine's resolver failing (dns_unavailable): no evidence about the destination
       default:
         return { state: 'unknown', status: null, reason: `not checked: ${err.message}` }
     }

@@ -81,25 +81,25 @@ function withPixels(link: ServeLink, o: PageOptions & { headParts?: Raw[]; bodyE
   }
 }
 
+/**
+ * Script that goes on to the page's own `#destination` link (so no URL is written into script): the
+ * countdown's end and the pixel page's timer, which count from when the page starts rather than from
+ * its load event, which a vendor script that never answers can hold back as long as the network waits.
+ */
+const MOVE_ON = `var a=document.getElementById('destination');if(a)location.replace(a.href)`
+
 const countdownScript = (nonce: string, seconds: number) =>
   raw(
     `<script nonce="${nonce}">(function(){var n=${Math.max(0, Math.floor(seconds))},e=document.getElementById('countdown');` +
-      `if(!e)return;var t=setInterval(function(){n=Math.max(0,n-1);e.textContent=String(n);if(n===0){clearInterval(t);var a=document.getElementById('destination');if(a)location.replace(a.href)}},1000)})();</script>`,
+      `if(!e)return;var t=setInterval(function(){n=Math.max(0,n-1);e.textContent=String(n);if(n===0){clearInterval(t);${MOVE_ON}}},1000)})();</script>`,
   )
 
-const pageTitle = (link: ServeLink) => link.title || link.metaTitle || 'Redirecting'
-/** Frame and overlay pages never redirect: without a title of its own the page is named after what it shows. */
+/** The link's own title, if it has one. Frame and overlay pages never redirect: without one they are named after what they show. */
 const shownTitle = (link: ServeLink) => link.title || link.metaTitle || null
+const pageTitle = (link: ServeLink) => shownTitle(link) ?? 'Redirecting'
 
-/**
- * Moves on after the same second as the meta refresh, counted from when the page starts rather than
- * from its load event, which a vendor script that never answers can hold back for as long as the
- * network waits. The destination is read from the page's own link, so no URL is written into script.
- */
-const moveOnScript = (nonce: string, seconds: number) =>
-  raw(
-    `<script nonce="${nonce}">setTimeout(function(){var a=document.getElementById('destination');if(a)location.replace(a.href)},${Math.max(0, seconds) * 1000});</script>`,
-  )
+/** Moves on after the same seconds as the meta refresh (kept for visitors without JavaScript). */
+const moveOnScript = (nonce: string, seconds: number) => raw(`<script nonce="${nonce}">setTimeout(function(){${MOVE_ON}},${Math.max(0, seconds) * 1000});</script>`)
 
 /** A link with pixels and the `direct` type: load the pixels, then move on. */
 export function pixelPage(reply: FastifyReply, v: VisitPage) {
@@ -261,7 +261,7 @@ main.kurz-view{height:100%;max-width:none;margin:0;padding:0;border-radius:0;bac
 .kurz-direct{position:fixed;right:.5rem;top:.5rem;z-index:5;max-width:calc(100vw - 1rem);box-sizing:border-box;overflow-wrap:anywhere;font-size:.8rem;background:#fff;color:#2554c7;padding:.2rem .5rem;border-radius:4px;box-shadow:0 1px 3px rgba(0,0,0,.2)}
 @media (prefers-color-scheme:dark){.kurz-direct{background:#181c25;color:#9db0ff}}</style>`,
       frameSrc: src ? [src] : [],
-      body: html`<main class="kurz-view">${shown ? html`<h1 class="kurz-sr">${shown}</h1>` : html`<h1 class="kurz-sr">Short link</h1>`}
+      body: html`<main class="kurz-view"><h1 class="kurz-sr">${shown ?? 'Short link'}</h1>
 <a class="kurz-direct" id="destination" href="${v.dest}" target="_top" rel="noreferrer">Open ${hostOf(v.dest)} directly</a>
 ${src ? html`<iframe class="kurz-frame" src="${v.dest}" title="${title}"></iframe>` : ''}</main>
 <input type="checkbox" id="kurz-close" aria-label="Close">

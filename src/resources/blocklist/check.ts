@@ -14,9 +14,17 @@ export async function refuseBlocked(db: Db | Tx, fields: { field: string; url: s
   if (hit) throw badRequest(`${hit.item.field} ${blockedReason(hit.entry)}`, hit.item.field)
 }
 
-/** The URLs a splash page or overlay sends visitors to or loads: its image, its button's link. */
-export const pageUrls = (page: { imageUrl: string | null; buttonUrl: string | null }) =>
-  [
-    { field: 'image', url: page.imageUrl },
-    { field: 'buttonurl', url: page.buttonUrl },
-  ].filter((f): f is { field: string; url: string } => typeof f.url === 'string' && f.url !== '')
+/**
+ * A splash page or overlay made before a blocklist entry may still hold a listed URL (its image, its
+ * button's link): why attaching it to a link is refused, or null.
+ */
+export async function blockedPage(db: Db | Tx, page: { imageUrl: string | null; buttonUrl: string | null }): Promise<string | null> {
+  const urls = [
+    { what: 'image', url: page.imageUrl },
+    { what: 'button link', url: page.buttonUrl },
+  ].filter((f): f is { what: string; url: string } => typeof f.url === 'string' && f.url !== '')
+  const hit = await findBlocked(db, urls)
+  if (!hit) return null
+  const listed = hit.entry.type === 'domain' ? hit.entry.value : `"${hit.entry.value}"`
+  return `its ${hit.item.what} matches ${listed}, which is on this service's blocklist.`
+}

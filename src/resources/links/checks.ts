@@ -12,7 +12,7 @@ import { findOwnedPixelIds } from '../pixels/repo.js'
 import type { LinkField, LinkInput } from './model.js'
 import { countLinks, type Link } from './repo.js'
 import { destinations } from './self-loop.js'
-import { blockedReason, pageUrls } from '../blocklist/check.js'
+import { blockedPage, blockedReason } from '../blocklist/check.js'
 import { findBlocked } from '../blocklist/repo.js'
 
 /*
@@ -75,11 +75,8 @@ export async function resolveType(
     }
     if (input.type !== undefined && !wantsPage) throw bad('type', `${input.type} takes no page id.`)
     // a page made before a blocklist entry still holds the listed URL: it cannot be attached again
-    const hit = await findBlocked(db, pageUrls(page))
-    if (hit) {
-      const listed = hit.entry.type === 'domain' ? hit.entry.value : `"${hit.entry.value}"`
-      throw bad('pageId', `${input.pageId} is refused: its ${hit.item.field === 'image' ? 'image' : 'button link'} matches ${listed}, which is on this service's blocklist.`)
-    }
+    const why = await blockedPage(db, page)
+    if (why) throw bad('pageId', `${input.pageId} is refused: ${why}`)
     return { type, pageId: page.id }
   }
   if (input.type === undefined) return input.pageId === null ? { type: 'direct', pageId: null } : undefined

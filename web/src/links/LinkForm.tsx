@@ -44,7 +44,8 @@ export function LinkForm(props: {
   const [password, setPassword] = useState('')
   const [removePassword, setRemovePassword] = useState(false)
   const [expiry, setExpiry] = useState(apiToLocalInput(d?.expiry))
-  const [maxClicks, setMaxClicks] = useState(d?.expiration_clicks ? String(d.expiration_clicks) : '')
+  const initialMaxClicks = d?.expiration_clicks ? String(d.expiration_clicks) : ''
+  const [maxClicks, setMaxClicks] = useState(initialMaxClicks)
   const [expiredUrl, setExpiredUrl] = useState(d?.expiration_url ?? '')
   const [geo, setGeo] = useState<Row[]>(toRows(d?.location))
   const [device, setDevice] = useState<Row[]>(toRows(d?.device))
@@ -123,7 +124,7 @@ export function LinkForm(props: {
     if (cacheTtl.trim() !== String(d?.cachettl ?? 0)) body.cachettl = cacheTtl.trim() === '' ? (edit ? null : undefined) : Number(cacheTtl)
     body.fallback = blank(fallback)
     // 0 is no limit: an emptied field clears a limit the link had
-    if (maxClicks.trim() !== (d?.expiration_clicks ? String(d.expiration_clicks) : '')) body.expiration_clicks = maxClicks.trim() === '' ? 0 : Number(maxClicks)
+    if (maxClicks.trim() !== initialMaxClicks) body.expiration_clicks = maxClicks.trim() === '' ? 0 : Number(maxClicks)
     body.expiration_url = blank(expiredUrl)
     for (const k of Object.keys(body)) if (body[k] === undefined) delete body[k]
     return body
