@@ -12,6 +12,7 @@ import { plans } from '../db/schema/index.js'
 import { effectivePlan } from '../accounts/effective-plan.js'
 import { findUserByEmail } from '../resources/admin/users.js'
 import { IMPORT_FORMATS, type ImportFormat } from '../resources/transfer/formats.js'
+import type { ImportFile } from '../resources/transfer/formats.js'
 import { importLinks, type ImportProgress, type ImportResult } from '../resources/transfer/import.js'
 
 export const IMPORT_HELP = `  import --user <email> --format <${IMPORT_FORMATS.join('|')}> <file>
@@ -48,10 +49,10 @@ export async function runImport(handle: DbHandle, config: Config, file: string, 
   } catch {
     throw new ImportCliError(`Cannot read ${file}.`)
   }
-  let body: unknown = text
+  let body: ImportFile = { csv: text }
   if (/^\s*[[{]/.test(text)) {
     try {
-      body = JSON.parse(text)
+      body = { json: JSON.parse(text) }
     } catch {
       throw new ImportCliError(`${file} starts like JSON but is not valid JSON.`)
     }
@@ -67,7 +68,7 @@ export async function runImport(handle: DbHandle, config: Config, file: string, 
   const app = await buildApp(config, { db: handle, logStream: process.stderr.isTTY ? quiet : process.stderr })
   try {
     await app.ready()
-    const total = typeof body === 'string' ? (body.match(/\n/g)?.length ?? 1) : Array.isArray(body) ? body.length : 0
+    const total = 'csv' in body ? (body.csv.match(/\n/g)?.length ?? 1) : Array.isArray(body.json) ? body.json.length : 0
     const bar = progressBar(total)
     const result = await importLinks(app, { ...user, plan: applies, keyId: 0 }, format as ImportFormat, body, { onProgress: bar })
     if (bar) process.stderr.write('\n')

@@ -111,6 +111,9 @@ describe('POST /api/urls/import', () => {
     expectError(await alice.api.post('/api/urls/import', '', { 'content-type': 'text/csv' }), 400, /empty/)
     const foreign = await alice.api.post('/api/urls/import?format=kutt', '{"hello":"world"}', { 'content-type': 'application/json' })
     expect(foreign.json()).toEqual({ error: 0, imported: 0, skipped: 0, errors: [{ line: 1, message: 'This JSON is not a kutt export: expected a list of links.' }] })
+    // a JSON string is not CSV text, even when it holds some
+    const quoted = await alice.api.post('/api/urls/import', JSON.stringify('url\nhttps://example.com/quoted\n'), { 'content-type': 'application/json' })
+    expect(quoted.json()).toEqual({ error: 0, imported: 0, skipped: 0, errors: [{ line: 1, message: 'This JSON is a string, not a list of links: send CSV text as text/csv.' }] })
     // a file of another format, a header with nothing below it, an empty list: said once, nothing written
     const none = async (format: string, body: string, message: string) => {
       const res = await post(alice, format, body)

@@ -23,6 +23,9 @@ export interface ImportRecord {
   createdAt?: Date
 }
 
+/** An import file: CSV text, or a parsed JSON document (a JSON string is not CSV text). */
+export type ImportFile = { csv: string } | { json: unknown }
+
 /** A row the reader refused before the link rules saw it. */
 export interface ReadError {
   line: number
@@ -164,16 +167,15 @@ function jsonItems(doc: unknown): unknown[] | null {
 }
 
 /**
- * Reads a file of `format` lazily. `body` is the CSV text or the parsed JSON document. Rows the
- * reader cannot use at all (no columns, not an object) come out as errors; everything else is
- * left to the link rules.
+ * Reads a file of `format` lazily. Rows the reader cannot use at all (no columns, not an object)
+ * come out as errors; everything else is left to the link rules.
  */
-export function* readImport(format: ImportFormat, body: unknown): Generator<ImportRecord | ReadError> {
+export function* readImport(format: ImportFormat, file: ImportFile): Generator<ImportRecord | ReadError> {
   const map = MAPPERS[format]
-  if (typeof body === 'string') {
+  if ('csv' in file) {
     let header: string[] | null = null
     let rows = 0
-    for (const rec of parseCsv(body)) {
+    for (const rec of parseCsv(file.csv)) {
       if (!header) {
         // a list of bare URLs (optionally with an alias) has no header line
         if (/^https?:\/\//i.test(rec.cells[0]?.trim() ?? '')) header = ['url', 'alias', 'title']
@@ -198,9 +200,10 @@ export function* readImport(format: ImportFormat, body: unknown): Generator<Impo
     else if (!rows) yield { line: 1, message: 'The file has a header line but no links below it.' }
     return
   }
-  const items = jsonItems(body)
+  const items = jsonItems(file.json)
   if (!items) {
-    yield { line: 1, message: `This JSON is not a ${format} export: expected a list of links.` }
+    const message = typeof file.json === 'string' ? 'This JSON is a string, not a list of links: send CSV text as text/csv.' : `This JSON is not a ${format} export: expected a list of links.`
+    yield { line: 1, message }
     return
   }
   if (items.length === 0) yield { line: 1, message: 'The file holds no links.' }

@@ -7,7 +7,7 @@ import { createLinkIn } from '../links/create.js'
 import { requireCreateRoom } from '../links/create-limit.js'
 import { createBody, managementName, toLinkInput } from '../links/schemas.js'
 import { invalidateLinks } from '../redirect-cache.js'
-import { readImport, type ImportFormat, type ImportRecord, type ReadError } from './formats.js'
+import { readImport, type ImportFile, type ImportFormat, type ImportRecord, type ReadError } from './formats.js'
 
 /*
  * Import: every row goes through /api/url/add's own body rules (createBody) and the link write
@@ -58,7 +58,7 @@ interface Room {
 
 const isReadError = (r: ImportRecord | ReadError): r is ReadError => 'message' in r
 
-export async function importLinks(app: FastifyInstance, user: AuthUser, format: ImportFormat, body: unknown, options: ImportOptions = {}): Promise<ImportResult> {
+export async function importLinks(app: FastifyInstance, user: AuthUser, format: ImportFormat, file: ImportFile, options: ImportOptions = {}): Promise<ImportResult> {
   const { onProgress } = options
   const owned = await app.db.select({ domain: domains.domain, host: domains.host }).from(domains).where(eq(domains.userId, user.id))
   const domainOf = new Map(owned.map((d) => [d.host, d.domain]))
@@ -81,7 +81,7 @@ export async function importLinks(app: FastifyInstance, user: AuthUser, format: 
     onProgress?.({ rows, imported: result.imported, skipped: result.skipped, failed })
     await new Promise((r) => setImmediate(r))
   }
-  for (const rec of readImport(format, body)) {
+  for (const rec of readImport(format, file)) {
     rows++
     if (isReadError(rec)) refuse(rec.line, rec.message)
     else chunk.push(rec)

@@ -87,7 +87,7 @@ const transfer: FastifyPluginAsync = async (app) => {
     const type = mediaType(req)
     if (type !== 'text/csv' && type !== 'application/json') throw unsupportedType(type)
     if (req.body === undefined || req.body === null || req.body === '') throw new ApiError(400, 'The file is empty: send it as the request body.')
-    const result = await importLinks(app, req.user, req.query.format, req.body, { counted: true })
+    const result = await importLinks(app, req.user, req.query.format, type === 'text/csv' ? { csv: req.body as string } : { json: req.body }, { counted: true })
     return { error: 0, ...result }
   })
 }
