@@ -34,14 +34,17 @@ export function assertDataDirFree(dir: string): void {
  * DATA_DIR exists (made when missing) and is a directory Kurz may write: else one sentence that
  * names the variable, instead of Node's "EEXIST: file already exists, mkdir …" from deep inside.
  */
+const unusable = (dir: string, why: string) => new Error(`DATA_DIR (${dir}) ${why}. Set DATA_DIR to a directory Kurz may write.`)
+const code = (err: unknown) => (err as NodeJS.ErrnoException).code ?? (err as Error).message
+
 export function ensureDataDir(dir: string): void {
-  const refuse = (why: string) => new Error(`DATA_DIR (${dir}) ${why}. Set DATA_DIR to a directory Kurz may write.`)
+  const refuse = (why: string) => unusable(dir, why)
   if (existsSync(dir) && !statSync(dir).isDirectory()) throw refuse('is a file, not a directory')
   try {
     mkdirSync(dir, { recursive: true })
     accessSync(dir, constants.W_OK)
   } catch (err) {
-    throw refuse(`cannot be used: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`)
+    throw refuse(`cannot be used: ${code(err)}`)
   }
 }
 
@@ -49,7 +52,12 @@ export function ensureDataDir(dir: string): void {
 export function lockDataDir(dir: string): () => void {
   assertDataDirFree(dir)
   mkdirSync(dir, { recursive: true })
-  writeFileSync(pidFile(dir), `${process.pid}\n`)
+  try {
+    writeFileSync(pidFile(dir), `${process.pid}\n`)
+  } catch (err) {
+    // a directory that passes the access check but takes no files (root on /proc)
+    throw unusable(dir, `cannot be used: ${code(err)} writing server.pid`)
+  }
   return () => {
     try {
       if (readFileSync(pidFile(dir), 'utf8').trim() === String(process.pid)) rmSync(pidFile(dir))

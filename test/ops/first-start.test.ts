@@ -140,6 +140,12 @@ describe('a first start that explains itself', { timeout: 180_000 }, () => {
     expect(proc.stderr().trim()).toBe(`DATA_DIR (${file}) is a file, not a directory. Set DATA_DIR to a directory Kurz may write.`)
   })
 
+  it('a DATA_DIR that takes no files (/proc, writable to root by its mode): exit 1 with one sentence naming DATA_DIR', async () => {
+    const proc = server({ PORT: String(await freePort()), DATA_DIR: '/proc' })
+    expect(await proc.exit).toBe(1)
+    expect(proc.stderr().trim()).toMatch(/^DATA_DIR \(\/proc\) cannot be used: E[A-Z]+( writing server\.pid)?\. Set DATA_DIR to a directory Kurz may write\.$/)
+  })
+
   it('a PORT already taken, or a HOST that is not this machine: exit 1 with one sentence naming the variable', async () => {
     const holder = createServer()
     const port = await new Promise<number>((done) => holder.listen(0, '127.0.0.1', () => done((holder.address() as { port: number }).port)))
