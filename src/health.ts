@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger, FastifyPluginAsync } from 'fastify'
 import type { Redis } from 'ioredis'
+import { secretRotatedAway } from './accounts/deployment-secret.js'
 import { notFoundHandler } from './http/errors.js'
 
 /**
@@ -24,11 +25,18 @@ const health: FastifyPluginAsync = async (app) => {
   // GET /healthz – the process lives
   app.get('/healthz', async () => ({ status: 'ok' }))
 
-  // GET /readyz – 200 only while the database answers; Redis is optional, so without it the
-  // instance still serves and says it is degraded
+  // GET /readyz – 200 only while the database answers and still takes this instance's secret;
+  // Redis is optional, so without it the instance still serves and says it is degraded
+  let rotationLogged = false
   app.get('/readyz', async (_req, reply) => {
     if (!(await app.dbHandle.ping())) {
       return reply.code(503).send({ status: 'unavailable', error: 1, message: 'The database is not answering.' })
+    }
+    if (await secretRotatedAway(app.db, app.keys).catch(() => false)) {
+      const message = 'secret:rotate gave this deployment a new secret: this instance finds no API key until it restarts with the new SECRET_KEY.'
+      if (!rotationLogged) app.log.error(message)
+      rotationLogged = true
+      return reply.code(503).send({ status: 'unavailable', error: 1, message })
     }
     if (app.redis && app.redis.status !== 'ready') return { status: 'degraded', redis: 'down' }
     return { status: 'ok' }

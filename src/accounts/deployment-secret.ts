@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { asc, eq } from 'drizzle-orm'
 import type { Db } from '../db/client.js'
 import { apiKeys, deploymentSettings } from '../db/schema/index.js'
-import { decrypt, deriveKey, deriveKeys, encrypt, hmac, resolveSecret, type Keys } from '../lib/crypto.js'
+import { decrypt, deriveKeys, encrypt, hmac, resolveSecret, type Keys } from '../lib/crypto.js'
 
 /**
  * One secret per deployment. API keys are found by an HMAC of it and kept sealed with it, so an
@@ -15,7 +15,7 @@ export class SecretMismatch extends Error {}
 
 const CHECK = 'secret_check'
 
-const checkValue = (secret: string) => hmac(deriveKey(secret, 'secret-check'), 'kurz')
+const checkValue = (secret: string) => deriveKeys(secret).secretCheck
 
 /** Where this process's secret comes from, in the words an operator would look for. */
 function sourceOf(secretKey: string | undefined, dataDir: string): string {
@@ -31,7 +31,7 @@ export async function deploymentKeys(db: Db, config: { secretKey?: string; dataD
   if (!config.secretKey && recorded !== undefined) finishRotation(config.dataDir, recorded)
   const secret = resolveSecret(config.secretKey, config.dataDir)
   const keys = deriveKeys(secret)
-  const mine = checkValue(secret)
+  const mine = keys.secretCheck
   if (recorded === undefined) {
     const [some] = await db.select({ sealed: apiKeys.keyEncrypted }).from(apiKeys).orderBy(asc(apiKeys.id)).limit(1)
     if (some && !opens(keys, some.sealed)) throw mismatch(config)
@@ -40,6 +40,15 @@ export async function deploymentKeys(db: Db, config: { secretKey?: string; dataD
     if ((await readCheck(db)) !== mine) throw mismatch(config)
   } else if (recorded !== mine) throw mismatch(config)
   return keys
+}
+
+/**
+ * True once `secret:rotate` has moved the deployment to another secret than `keys`': a running
+ * instance then finds no API key; /readyz says so, so that a balancer stops sending it requests.
+ */
+export async function secretRotatedAway(db: Db, keys: Keys): Promise<boolean> {
+  const recorded = await readCheck(db)
+  return recorded !== undefined && recorded !== keys.secretCheck
 }
 
 async function readCheck(db: Db): Promise<string | undefined> {

@@ -59,6 +59,8 @@ export interface Keys {
   cookie: Buffer
   /** HMAC key for visitor hashes */
   visitor: Buffer
+  /** names the secret without revealing it: the deployment records it (accounts/deployment-secret.ts) */
+  secretCheck: string
 }
 
 export function deriveKeys(secret: string): Keys {
@@ -67,5 +69,6 @@ export function deriveKeys(secret: string): Keys {
     apiKeySeal: deriveKey(secret, 'api-key-seal'),
     cookie: deriveKey(secret, 'cookie'),
     visitor: deriveKey(secret, 'visitor'),
+    secretCheck: hmac(deriveKey(secret, 'secret-check'), 'kurz'),
   }
 }

@@ -93,8 +93,17 @@ describe('one secret per deployment: instances', { timeout: 60_000 }, () => {
       const other = await createUser(app.db, app.keys, { email: 'second@example.com', username: 'second', password: 'secret-password' })
       return { old: made.apiKey, key: current, second: other.apiKey }
     })
-    expect(await rotateSecret(handle.db, { secretKey: A, dataDir }, B)).toEqual({ apiKeys: 3 })
+    // an instance left running on the old secret takes itself out of the balancer's rotation
+    await withApp(A, async (app) => {
+      expect((await app.inject('/readyz')).json()).toEqual({ status: 'ok' })
+      expect(await rotateSecret(handle.db, { secretKey: A, dataDir }, B)).toEqual({ apiKeys: 3 })
+      const stale = await app.inject('/readyz')
+      expect(stale.statusCode).toBe(503)
+      expect(stale.json()).toEqual({ status: 'unavailable', error: 1, message: expect.stringMatching(/^secret:rotate gave this deployment a new secret: .* restarts with the new SECRET_KEY\.$/) })
+      expect((await account(app, key)).statusCode).toBe(401)
+    })
     await withApp(B, async (app) => {
+      expect((await app.inject('/readyz')).statusCode).toBe(200)
       expect((await account(app, key)).statusCode).toBe(200)
       expect((await account(app, second)).statusCode).toBe(200)
       const expired = await account(app, old)
