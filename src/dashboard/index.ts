@@ -150,16 +150,19 @@ const dashboard: FastifyPluginAsync<{ webRoot?: string }> = async (app, opts) =>
     return reply.redirect(next ?? LANDING, 302)
   })
 
-  // GET /logout – a sign-out button; signing out on a GET would let any site end a session
-  app.get('/logout', async (_req, reply) =>
-    sendPage(reply, 200, {
+  const logoutPage = (reply: FastifyReply, status: number, note?: string) =>
+    sendPage(reply, status, {
       title: 'Sign out · Kurz',
-      body: html`<main><h1>Sign out</h1><form method="post" action="/logout"><button type="submit">Sign out</button></form></main>`.value,
-    }),
-  )
+      body: html`<main><h1>Sign out</h1>${note ? html`<p class="error" role="alert">${note}</p>` : ''}<form method="post" action="/logout"><button type="submit">Sign out</button></form></main>`.value,
+    })
 
-  // POST /logout – end the session
+  // GET /logout – a sign-out button; signing out on a GET would let any site end a session
+  app.get('/logout', async (_req, reply) => logoutPage(reply, 200))
+
+  // POST /logout – end the session; a post from another site is refused like one to /login (its
+  // Lax cookie is not even sent, so it would only clear the browser's copy of a live session)
   app.post('/logout', async (req, reply) => {
+    if (!csrf.accepts(req, undefined)) return logoutPage(reply, 403, 'Another site asked to sign you out. Press the button if you meant to.')
     await endSession(app.db, req.cookies[SESSION_COOKIE])
     reply.clearCookie(SESSION_COOKIE, { path: '/' })
     return reply.redirect('/login', 302)

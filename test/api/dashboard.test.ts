@@ -138,6 +138,17 @@ describe('dashboard, login and logout', () => {
       expect((await inject('POST', '/login', { form: { email: v.user.email, password: 'other pass' }, ip })).statusCode).toBe(302)
     })
 
+    it("the throttle counts an email's spellings as one: a dotted capital I (which Postgres lowers to i) reaches no account", async () => {
+      const u = await t.makeUser({ email: `ivi-${Date.now()}@example.com`, password: 'correct horse' })
+      const ip = '198.51.100.77'
+      for (let i = 0; i < 5; i++) expect((await inject('POST', '/login', { form: { email: u.user.email, password: `guess ${i}` }, ip })).statusCode).toBe(401)
+      expect((await inject('POST', '/login', { form: { email: u.user.email, password: 'correct horse' }, ip })).statusCode).toBe(429)
+      // each spelling had its own five guesses, and Postgres found the account for it
+      const dotted = u.user.email.replace('i', '\u0130')
+      expect((await inject('POST', '/login', { form: { email: dotted, password: 'correct horse' }, ip })).statusCode).toBe(401)
+      expect((await inject('POST', '/login', { form: { email: u.user.email.toUpperCase(), password: 'correct horse' }, ip })).statusCode).toBe(429)
+    })
+
     it('a success clears the failure count', async () => {
       const u = await t.makeUser({ password: 'correct horse' })
       const ip = '198.51.100.50'
@@ -173,6 +184,23 @@ describe('dashboard, login and logout', () => {
       expect(String(res.headers['set-cookie'])).toMatch(/^kurz_session=;.*Expires=Thu, 01 Jan 1970/)
       expect(await t.app.db.select().from(sessions).where(eq(sessions.userId, u.user.id))).toEqual([])
       expect((await inject('GET', '/dashboard', { cookie })).headers.location).toBe('/login')
+    })
+
+    it('POST from another site is refused with the sign-out button, and the session lives on', async () => {
+      const u = await t.makeUser()
+      const cookie = await signIn(u)
+      for (const headers of [{ 'sec-fetch-site': 'cross-site' }, { origin: 'https://evil.example' }]) {
+        const res = await t.app.inject({ method: 'POST', url: '/logout', headers: { cookie, ...headers } })
+        expectPage(res, 403)
+        expect(res.body).toContain('Another site asked to sign you out.')
+        expect(res.body).toContain('<form method="post" action="/logout">')
+        expect(res.headers['set-cookie']).toBeUndefined()
+      }
+      expect((await inject('GET', '/dashboard', { cookie })).statusCode).toBe(200)
+      // the dashboard's own button: same origin
+      const own = await t.app.inject({ method: 'POST', url: '/logout', headers: { cookie, origin: 'http://kurz.test', 'sec-fetch-site': 'same-origin' } })
+      expect(own.statusCode).toBe(302)
+      expect(await t.app.db.select().from(sessions).where(eq(sessions.userId, u.user.id))).toEqual([])
     })
 
     it('POST without a session just goes to /login', async () => {

@@ -105,7 +105,9 @@ export async function findUser(db: Db | Tx, id: number): Promise<User | undefine
 }
 
 export async function findUserByEmail(db: Db, email: string): Promise<User | undefined> {
-  const [row] = await db.select().from(users).where(sql`lower(${users.email}) = lower(${email})`)
+  // lowered here, not by Postgres: its lower() folds 'İ' to 'i' where JavaScript keeps a dot, so
+  // the login throttle (keyed on JavaScript's lowercase) would count 'alİce' apart from 'alice'
+  const [row] = await db.select().from(users).where(sql`lower(${users.email}) = ${email.toLowerCase()}`)
   return row
 }
 
