@@ -34,7 +34,7 @@ COPY --from=build --chown=node:node /app/dist ./dist
 COPY --chown=node:node package.json ./
 COPY --chown=node:node migrations ./migrations
 # DATA_DIR: the embedded database (when DATABASE_URL is unset) and the generated secret.key
-RUN mkdir -p /app/data && chown node:node /app/data
+RUN mkdir -p /app/data && chown node:node /app/data && chmod 700 /app/data
 VOLUME ["/app/data"]
 USER node
 EXPOSE 3000

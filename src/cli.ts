@@ -19,7 +19,7 @@ import type { Keys } from './lib/crypto.js'
 import { deploymentKeys, rotateSecret } from './accounts/deployment-secret.js'
 import { findPlan, listPlans, planInput, presentPlan, savePlan, seedPlans, type Plan } from './resources/admin/plans.js'
 import { apiKeysOf, createUser, findUserByEmail, listUsers, presentUser, rotateApiKey } from './resources/admin/users.js'
-import { assertDataDirFree } from './lib/data-lock.js'
+import { assertDataDirFree, ensureDataDir } from './lib/data-lock.js'
 import { OPS, OPS_HELP } from './cli/ops.js'
 import { IMPORT_HELP, ImportCliError, runImport } from './cli/import.js'
 import { BLOCKLIST_HELP, runBlocklistImport } from './cli/blocklist.js'
@@ -76,7 +76,11 @@ interface Ctx {
 }
 
 async function open(config: Config, env: Record<string, string | undefined>): Promise<Ctx> {
-  if (config.db.kind === 'pglite') assertDataDirFree(config.dataDir)
+  if (config.db.kind === 'pglite') {
+    assertDataDirFree(config.dataDir)
+    const open = ensureDataDir(config.dataDir)
+    if (open) process.stderr.write(`${open}\n`)
+  }
   const handle = await createDb(config.db)
   await runMigrations(handle)
   await seedPlans(handle.db)

@@ -11,8 +11,9 @@ import type { CreatedAdmin } from './resources/admin/bootstrap.js'
 let config: ReturnType<typeof loadConfig>
 try {
   config = loadConfig()
-  ensureDataDir(config.dataDir)
+  const open = ensureDataDir(config.dataDir)
   const release = config.db.kind === 'pglite' ? lockDataDir(config.dataDir) : () => {}
+  if (open) process.stderr.write(`${open}\n`)
   process.on('exit', release)
 } catch (err) {
   // a bad variable or a DATA_DIR in use is an operator's problem: say which, without a stack trace

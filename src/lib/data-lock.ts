@@ -30,15 +30,20 @@ export function assertDataDirFree(dir: string): void {
   }
 }
 
-/**
- * DATA_DIR exists (made when missing) and is a directory Kurz may write: else one sentence that
- * names the variable, instead of Node's "EEXIST: file already exists, mkdir …" from deep inside.
- */
 const unusable = (dir: string, why: string) => new Error(`DATA_DIR (${dir}) ${why}. Set DATA_DIR to a directory Kurz may write.`)
 const code = (err: unknown) => (err as NodeJS.ErrnoException).code ?? (err as Error).message
 
-export function ensureDataDir(dir: string): void {
+/**
+ * DATA_DIR exists (made when missing) and is a directory Kurz may write: else one sentence that
+ * names the variable, instead of Node's "EEXIST: file already exists, mkdir …" from deep inside.
+ * It holds the database and its WAL (emails, password hashes) and secret.key, so it is private to
+ * the user Kurz runs as, as PostgreSQL insists for its own: from here on this process makes
+ * directories 0700 and files 0600 (umask 077; PGlite's files came out 0666). A directory that
+ * already lets others in is left as the operator set it; the answer is a warning that says so.
+ */
+export function ensureDataDir(dir: string): string | undefined {
   const refuse = (why: string) => unusable(dir, why)
+  process.umask(0o077)
   if (existsSync(dir) && !statSync(dir).isDirectory()) throw refuse('is a file, not a directory')
   try {
     mkdirSync(dir, { recursive: true })
@@ -46,12 +51,15 @@ export function ensureDataDir(dir: string): void {
   } catch (err) {
     throw refuse(`cannot be used: ${code(err)}`)
   }
+  const mode = statSync(dir).mode & 0o777
+  if (mode & 0o077) return `DATA_DIR (${dir}) is open to other users of this machine (mode ${mode.toString(8)}) and holds the database and secret.key: chmod 700 ${dir}`
+  return undefined
 }
 
 /** Claims DATA_DIR for this process; returns the release function. */
 export function lockDataDir(dir: string): () => void {
   assertDataDirFree(dir)
-  mkdirSync(dir, { recursive: true })
+  ensureDataDir(dir)
   try {
     writeFileSync(pidFile(dir), `${process.pid}\n`)
   } catch (err) {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -69,6 +69,9 @@ describe('a first start that explains itself', { timeout: 180_000 }, () => {
     expect(JSON.parse(hint)).toMatchObject({ level: 40 })
     expect(hint).toContain('npm run cli -- users:create --email you@example.com --username you --admin')
     expect(hint).toContain('ADMIN_EMAIL')
+    // the database, its WAL and secret.key are the running user's alone, as PostgreSQL insists
+    expect(statSync(join(root, 'empty')).mode & 0o777).toBe(0o700)
+    expect(proc.stderr()).not.toContain('open to other users')
   })
 
   it('ADMIN_EMAIL alone: the generated key and password are in a box on stdout, work, and are in no log line', async () => {
@@ -99,18 +102,27 @@ describe('a first start that explains itself', { timeout: 180_000 }, () => {
     }
 
     // shown once: a restart creates nothing and prints no box
-    const again = server({ PORT: String(port), DATA_DIR: join(root, 'admin'), ADMIN_EMAIL: 'first@example.com' })
+    const again = server({ PORT: String(port), DATA_DIR: join(root, 'admin'), ADMIN_EMAIL: 'first@example.com', ADMIN_API_KEY: 'A_new_key_that_is_not_used_0123456789' })
     await up(base, again)
+    while (!again.stdout().includes('ADMIN_API_KEY ignored') && again.child.exitCode === null) await new Promise((r) => setTimeout(r, 100))
+    expect((await fetch(`${base}/api/account`, { headers: { authorization: 'Bearer A_new_key_that_is_not_used_0123456789' } })).status).toBe(401)
     expect(await stop(again)).toBe(0)
-    expect(again.stdout()).not.toContain('API key')
+    expect(again.stdout()).not.toContain('API key ')
     expect(again.stdout()).not.toContain(key)
+    // a key given on every start says it is not the one in use
+    const ignored = again.stdout().split('\n').find((l) => l.includes('ADMIN_API_KEY ignored'))!
+    expect(JSON.parse(ignored)).toMatchObject({ level: 40 })
+    expect(ignored).toContain('npm run cli -- keys:rotate first@example.com')
   })
 
   it('an unreachable Redis: one warning, /readyz 200 degraded', async () => {
     const port = await freePort()
     const base = `http://127.0.0.1:${port}`
+    // a DATA_DIR made open to others beforehand is left as it is, with one line that says so
+    mkdirSync(join(root, 'redis'), { mode: 0o755 })
     const proc = server({ PORT: String(port), DATA_DIR: join(root, 'redis'), REDIS_URL: `redis://127.0.0.1:${await freePort()}` })
     await up(base, proc)
+    expect(proc.stderr()).toContain(`DATA_DIR (${join(root, 'redis')}) is open to other users of this machine (mode 755) and holds the database and secret.key: chmod 700 ${join(root, 'redis')}`)
     const ready = await fetch(`${base}/readyz`)
     expect(ready.status).toBe(200)
     expect(await ready.json()).toEqual({ status: 'degraded', redis: 'down' })

@@ -18,7 +18,12 @@ export interface CreatedAdmin {
 export async function bootstrapAdmin(app: FastifyInstance): Promise<CreatedAdmin | null> {
   const { email, username, password, apiKey } = app.config.admin
   if (!email) return null
-  if (await findUserByEmail(app.db, email)) return null
+  if (await findUserByEmail(app.db, email)) {
+    // a key or password given on every start would look active while the first one stays in use
+    const given = [apiKey && 'ADMIN_API_KEY', password && 'ADMIN_PASSWORD'].filter(Boolean).join(' and ')
+    if (given) app.log.warn(`${given} ignored: they apply only when ADMIN_EMAIL's admin is created, and ${email} exists (npm run cli -- keys:rotate ${email} issues a new key)`)
+    return null
+  }
   const pass = password ?? randomBytes(18).toString('base64url')
   try {
     const created = await createUser(app.db, app.keys, { email, username, password: pass, admin: true, apiKey })
