@@ -18,6 +18,8 @@ import { batchedLoads } from './miss-loads.js'
  */
 const LINK_FRESH = 5 * 60_000
 const LINK_TTL = 10 * 60_000
+/** While a configured Redis is away, another instance's changes go unheard: links are reread this often. */
+const OUTAGE_FRESH = 5_000
 /**
  * A host's answer (its branded domain, or none) is read again once past its freshness, behind the
  * visit that finds it so; the visit is answered from memory. An unknown host is fresh briefly, so a
@@ -230,7 +232,7 @@ export class LinkCache {
 
   /** Whether a cached link is past LINK_FRESH: read from the link, not a second lookup of the cache. */
   private aged(link: ServeLink): boolean {
-    return Date.now() - link.loadedAt > (this.o.freshMs ?? LINK_FRESH)
+    return Date.now() - link.loadedAt > (this.bus.down ? OUTAGE_FRESH : (this.o.freshMs ?? LINK_FRESH))
   }
 
   /** Reloads an aged entry while it keeps answering; a link gone since is dropped, an error keeps it. */

@@ -21,6 +21,7 @@ export type Invalidation = { kind: 'link' | 'domain'; id: number } | { kind: 'al
 export class InvalidationBus {
   private readonly origin = randomUUID()
   private subscriber: Redis | null = null
+  private listening = false
 
   /** `redis` is the publishing connection; a second one is opened for the subscription. */
   constructor(
@@ -30,6 +31,14 @@ export class InvalidationBus {
     private readonly channel = CHANNEL,
   ) {}
 
+  /**
+   * Redis is configured but this instance is not subscribed (away, or not reached yet): another
+   * instance's changes are not heard, so the caches bound their copies' age more tightly meanwhile.
+   */
+  get down(): boolean {
+    return this.redis !== null && !this.listening
+  }
+
   /** Subscribes, resolving once subscribed, or once Redis fails to connect, or after at most 3 s. */
   async start(on: InvalidationHandlers): Promise<void> {
     if (!this.redis) return
@@ -37,15 +46,19 @@ export class InvalidationBus {
     this.subscriber = sub
     // every failed reconnect is an 'error': the main connection already warned once (health.ts watchRedis)
     sub.on('error', (err) => this.log.debug({ err: err.message }, 'redis subscriber error'))
-    let connectedBefore = false
+    sub.on('close', () => (this.listening = false))
     let subscribed!: () => void
     const first = new Promise<void>((resolve) => (subscribed = resolve))
     sub.on('ready', () => {
-      // invalidations published while we were disconnected are lost: start from an empty cache
-      if (connectedBefore) on.all()
-      connectedBefore = true
+      // invalidations published while we were not listening are lost: start from an empty cache.
+      // Every time, the first connect too: an instance that started while Redis was away has
+      // served (and cached) meanwhile
+      on.all()
       sub.subscribe(this.channel).then(
-        () => subscribed(),
+        () => {
+          this.listening = true
+          subscribed()
+        },
         (err: Error) => this.log.warn({ err: err.message }, 'redis subscribe failed; retried on reconnect'),
       )
     })
@@ -67,6 +80,7 @@ export class InvalidationBus {
   async close(): Promise<void> {
     this.subscriber?.disconnect()
     this.subscriber = null
+    this.listening = false
   }
 
   async publish(what: Invalidation): Promise<void> {

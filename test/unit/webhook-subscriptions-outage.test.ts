@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { FastifyBaseLogger } from 'fastify'
+import { createServer } from 'node:net'
+import { Redis } from 'ioredis'
 import type { Db } from '../../src/db/client.js'
 import { LOCAL_TTL, RETRY_AFTER_FAILURE, WebhookSubscriptions } from '../../src/resources/webhooks/subscriptions.js'
 
@@ -55,5 +57,31 @@ describe('webhook subscriptions while the database is away', () => {
     expect(queries).toBe(4)
     expect(lines.slice(1)).toEqual([{ level: 'info', msg: 'webhook subscriptions reread again' }])
     await subs.close()
+  })
+
+  it('with REDIS_URL set but Redis away, a change no message can announce is picked up after LOCAL_TTL, not BUS_TTL', async () => {
+    const closed = createServer()
+    const port = await new Promise<number>((done) => closed.listen(0, '127.0.0.1', () => done((closed.address() as { port: number }).port)))
+    await new Promise((r) => closed.close(r))
+    const redis = new Redis(`redis://127.0.0.1:${port}`, { maxRetriesPerRequest: 1, enableOfflineQueue: false })
+    redis.on('error', () => {})
+    const quiet = { warn: () => {}, info: () => {}, debug: () => {} } as unknown as FastifyBaseLogger
+    let rows: { userId: number; events: string[] }[] = []
+    const db = { select: () => ({ from: () => ({ where: async () => rows }) }) } as unknown as Db
+    const subs = new WebhookSubscriptions(db, redis, quiet)
+    try {
+      await subs.start()
+      expect(subs.wants(1, 'link.clicked')).toBe(false)
+      // another instance enables a webhook; its message is lost with Redis
+      rows = [{ userId: 1, events: ['link.clicked'] }]
+      vi.useFakeTimers({ toFake: ['Date'] })
+      vi.setSystemTime(Date.now() + LOCAL_TTL + 1)
+      subs.wants(1, 'link.clicked')
+      await new Promise((r) => setImmediate(r))
+      expect(subs.wants(1, 'link.clicked')).toBe(true)
+    } finally {
+      await subs.close()
+      redis.disconnect()
+    }
   })
 })

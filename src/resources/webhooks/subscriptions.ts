@@ -6,7 +6,7 @@ import { webhooks, type WebhookEvent } from '../../db/schema/index.js'
 import { InvalidationBus } from '../../redirect/invalidation.js'
 
 const CHANNEL = 'kurz:webhook-subscriptions'
-/** Without Redis no instance hears of another's change: each rereads its copy this often. */
+/** Without Redis (or while it is away) no instance hears of another's change: each rereads its copy this often. */
 export const LOCAL_TTL = 5_000
 /**
  * With Redis a change arrives as a message; the reread also catches what no message announces
@@ -33,7 +33,7 @@ export class WebhookSubscriptions {
   private failing = false
   private retryAt = 0
   private readonly bus: InvalidationBus
-  private readonly ttl: number
+  private readonly redis: boolean
 
   constructor(
     private readonly db: Db,
@@ -41,7 +41,7 @@ export class WebhookSubscriptions {
     private readonly log: FastifyBaseLogger,
   ) {
     this.bus = new InvalidationBus(redis, log, CHANNEL)
-    this.ttl = redis ? BUS_TTL : LOCAL_TTL
+    this.redis = redis !== null
   }
 
   async start(): Promise<void> {
@@ -88,7 +88,9 @@ export class WebhookSubscriptions {
 
   private refreshIfOld(): void {
     const now = Date.now()
-    if (this.background || now - this.loadedAt < this.ttl || now < this.retryAt) return
+    // a change announced while Redis is away is lost: reread as often as without Redis meanwhile
+    const ttl = this.redis && !this.bus.down ? BUS_TTL : LOCAL_TTL
+    if (this.background || now - this.loadedAt < ttl || now < this.retryAt) return
     this.background = this.reread().finally(() => (this.background = null))
   }
 
