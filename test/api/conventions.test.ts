@@ -221,6 +221,12 @@ describe('shared API conventions', () => {
       expectEnvelope(await admin.api.get(url), 400, new RegExp(`^${field} must not contain a NUL`))
     })
 
+    it('in an alias path parameter it names no alias: 404, not the driver\'s 500', async () => {
+      const id = (await u.api.post('/api/url/add', { url: 'https://example.com/nul-path' })).json().id
+      expectEnvelope(await u.api.del(`/api/url/${id}/alias/a%00b`), 404, /^That is not an earlier alias of this link\.$/)
+      expectEnvelope(await u.api.del(`/api/url/${id}/alias/%00`), 404, /^That is not an earlier alias of this link\.$/)
+    })
+
     it('is a 422 naming the field on v1, and a search without one still answers', async () => {
       const res = await u.api.get('/api/v1/links?search=a%00b')
       expect(res.statusCode).toBe(422)

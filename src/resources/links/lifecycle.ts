@@ -73,7 +73,9 @@ const lifecycle: FastifyPluginAsync = async (app) => {
   r.delete('/api/url/:id/alias/:alias', { schema: { params: aliasParam } }, async (req) => {
     const link = await findOwnedLink(app.db, req.user.id, req.params.id)
     if (!link) throw notFound('Link not found.')
-    if (!(await releaseAlias(app.db, link.id, req.params.alias))) throw notFound('That is not an earlier alias of this link.')
+    // no alias holds a NUL (Postgres text cannot): one in the path names none, as a bad id does
+    const held = !req.params.alias.includes('\u0000') && (await releaseAlias(app.db, link.id, req.params.alias))
+    if (!held) throw notFound('That is not an earlier alias of this link.')
     await invalidateLinks(app, [link.id])
     return { error: 0, message: 'The alias has been released.' }
   })
