@@ -9,13 +9,15 @@ export const BODY_LIMIT = 1024 * 1024
  * a JSON content type is {}, and JSON with no or a text/plain content type is still JSON.
  * `__proto__` and `constructor.prototype` keys are stripped, so they can never reach an object.
  */
+export const NOT_JSON = 'Request body is not valid JSON.'
+
 function parseJson(_req: FastifyRequest, body: string | Buffer, done: (err: Error | null, value?: unknown) => void) {
   const text = typeof body === 'string' ? body : body.toString('utf8')
   if (text.trim() === '') return done(null, undefined)
   try {
     done(null, sjson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }))
   } catch {
-    done(new ApiError(400, 'Request body is not valid JSON.'))
+    done(new ApiError(400, NOT_JSON))
   }
 }
 

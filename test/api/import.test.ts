@@ -108,6 +108,9 @@ describe('POST /api/urls/import', () => {
     )
     expectError(await alice.api.post('/api/urls/import', '<links/>', { 'content-type': 'application/xml' }), 415, /^Unsupported Content-Type "application\/xml": send the file as text\/csv or application\/json\.$/)
     expectError(await alice.api.post('/api/urls/import', '"https://example.com/"', { 'content-type': 'text/plain' }), 415, /^Unsupported Content-Type "text\/plain": send the file as text\/csv or application\/json\.$/)
+    // a CSV file sent as text/plain: the wrong type, not bad JSON
+    expectError(await alice.api.post('/api/urls/import', 'url\nhttps://example.com/plain\n', { 'content-type': 'text/plain' }), 415, /^Unsupported Content-Type "text\/plain": send the file as text\/csv or application\/json\.$/)
+    expectError(await alice.api.post('/api/urls/import', '{not json', { 'content-type': 'application/json' }), 400, /^Request body is not valid JSON\.$/)
     expectError(await alice.api.post('/api/urls/import', '', { 'content-type': 'text/csv' }), 400, /empty/)
     const foreign = await alice.api.post('/api/urls/import?format=kutt', '{"hello":"world"}', { 'content-type': 'application/json' })
     expect(foreign.json()).toEqual({ error: 0, imported: 0, skipped: 0, errors: [{ line: 1, message: 'This JSON is not a kutt export: expected a list of links.' }] })

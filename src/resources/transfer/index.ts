@@ -6,6 +6,7 @@ import type { ZodTypeProvider } from '../../http/zod.js'
 import { links } from '../../db/schema/index.js'
 import { requireFeature } from '../../http/auth.js'
 import { ApiError, badRequest, errorHandler, notFound } from '../../http/errors.js'
+import { NOT_JSON } from '../../http/body.js'
 import { idParam, optional } from '../../http/fields.js'
 import { parseTimestamp, toDay } from '../../http/format.js'
 import { clicksCsv, linksCsv } from './export.js'
@@ -47,6 +48,12 @@ function importErrorHandler(err: unknown, req: FastifyRequest, reply: FastifyRep
   }
   if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || (err instanceof ApiError && err.status === 415)) {
     return errorHandler(unsupportedType(mediaType(req)), req, reply)
+  }
+  // text/plain (or no type) is read as JSON by the shared parser: a CSV file sent so is not bad
+  // JSON but the wrong type, so say which types the import takes
+  const type = mediaType(req)
+  if (err instanceof ApiError && err.status === 400 && err.message === NOT_JSON && type !== 'application/json') {
+    return errorHandler(unsupportedType(type), req, reply)
   }
   return errorHandler(err, req, reply)
 }
