@@ -1,5 +1,6 @@
 import type { OpenAPIV3_1 } from 'openapi-types'
 import { NOTES, type OperationNotes } from './examples.js'
+import { DEFAULT_PAGE, PAGES } from './pages.js'
 import { hoistDefs, toJsonSchema, toParameterObject } from './schema.js'
 
 type Kind = 'management' | 'v1' | 'operations' | 'pages'
@@ -8,12 +9,14 @@ type Schema = Record<string, unknown>
 
 /**
  * Routes that are no interface for a client: the browser UI (dashboard, login, single-use login
- * links, this viewer), the forms the public pages post to themselves, the JSON 404 of a bare
- * `/api`, and wildcard routes, which a path template cannot express (docs/decisions.md).
+ * links, this viewer, and `/api/session`, the dashboard's cookie-only probe an API key always gets
+ * a 401 from), the forms the public pages post to themselves, the JSON 404 of a bare `/api`, and
+ * wildcard routes, which a path template cannot express (docs/decisions.md).
  */
 export function isHidden(url: string): boolean {
   return (
     url === '/api' ||
+    url === '/api/session' ||
     url.includes('*') ||
     /^\/(dashboard|login|logout|sso|docs|_)(\/|$)/.test(url)
   )
@@ -38,7 +41,13 @@ const KNOWN_TAGS: Record<string, string> = {
   overlay: 'CTA overlays',
   plan: 'Admin: plans',
   user: 'Admin: users',
+  blocklist: 'Admin: blocklist',
+  report: 'Admin: reports',
+  webhook: 'Webhooks',
 }
+
+/** Tags whose every operation needs an admin's key (a preValidation hook on their plugins). */
+const isAdminTag = (tag: string) => tag.startsWith('Admin: ')
 
 /** One tag per resource: its first path segment, singular and plural alike ("urls", "url/add"). */
 export function tagOf(path: string): string {
@@ -83,9 +92,6 @@ function operationId(method: string, path: string): string {
 }
 
 function successResponse(kind: Kind, notes: OperationNotes | undefined, method: string): OpenAPIV3_1.ResponseObject {
-  if (kind === 'pages') {
-    return { description: 'An HTML page, an image, or a redirect (3xx with Location) for a short link.' }
-  }
   if (notes?.produces) {
     const media: OpenAPIV3_1.MediaTypeObject = { schema: { type: 'string' } }
     if (notes.example !== undefined) media.example = notes.example
@@ -115,7 +121,8 @@ function errorResponses(kind: Kind, method: string, op: Operation): Record<strin
   const hasBody = Boolean(op.requestBody)
   if (kind === 'management') {
     return {
-      ...(takesInput ? { 400: ref('BadRequest') } : {}),
+      // a malformed %-escape in any path is a 400, whatever the route takes
+      400: ref('BadRequest'),
       401: ref('Unauthorized'),
       403: ref('Forbidden'),
       ...(findsOne ? { 404: ref('NotFound') } : {}),
@@ -126,6 +133,7 @@ function errorResponses(kind: Kind, method: string, op: Operation): Record<strin
   }
   if (kind === 'v1') {
     return {
+      400: ref('V1BadRequest'),
       401: ref('V1Unauthorized'),
       403: ref('V1Forbidden'),
       ...(findsOne ? { 404: ref('V1NotFound') } : {}),
@@ -137,35 +145,67 @@ function errorResponses(kind: Kind, method: string, op: Operation): Record<strin
   return {}
 }
 
-/** Adds what a route's schema does not carry: tags, summaries, security, answers and examples. */
-function completeOperation(method: string, path: string, op: Operation) {
-  const kind = kindOf(path)
-  const notes = NOTES[`${method.toUpperCase()} ${path}`]
-  op.tags = op.tags?.length ? op.tags : [tagOf(path)]
-  op.operationId ??= operationId(method, path)
-  if (notes?.summary && !op.summary) op.summary = notes.summary
-  if (notes?.description && !op.description) op.description = notes.description
-  if (notes?.query) {
+type Json = Record<string, unknown>
+const isPlain = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+/** `patch` over `target`, objects merged key by key (arrays and values replace). */
+function merge(target: Json, patch: Json): Json {
+  for (const [key, value] of Object.entries(patch)) target[key] = isPlain(value) && isPlain(target[key]) ? merge(target[key] as Json, value) : structuredClone(value)
+  return target
+}
+
+/** What the notes say of the inputs: the body a handler reads itself, and what a route schema says too loosely. */
+function completeInputs(op: Operation, notes: OperationNotes) {
+  if (notes.query) {
     const sent = new Set((op.parameters ?? []).map((p) => ('name' in p ? p.name : '')))
     const extra = Object.entries(notes.query)
       .filter(([name]) => !sent.has(name))
       .map(([name, schema]) => ({ in: 'query', name, required: false, schema }) as OpenAPIV3_1.ParameterObject)
     op.parameters = [...(op.parameters ?? []), ...extra]
   }
-  if (notes?.body && !op.requestBody) {
-    const { content, description, required } = notes.body
-    op.requestBody = { ...(required ? { required } : {}), ...(description ? { description } : {}), content: Object.fromEntries(Object.entries(content).map(([type, schema]) => [type, { schema }])) }
+  for (const p of op.parameters ?? []) {
+    if (!('name' in p) || !notes.params?.[p.name]) continue
+    Object.assign(p, { schema: merge((p.schema ?? {}) as Json, notes.params[p.name]) })
   }
-  if (notes?.requestExample !== undefined && op.requestBody && 'content' in op.requestBody) {
-    for (const media of Object.values(op.requestBody.content)) media.example = notes.requestExample
+  if (notes.body && !op.requestBody) {
+    const { content, description, required, encoding } = notes.body
+    op.requestBody = {
+      ...(required ? { required } : {}),
+      ...(description ? { description } : {}),
+      content: Object.fromEntries(Object.entries(content).map(([type, schema]) => [type, { schema, ...(encoding?.[type] ? { encoding: encoding[type] } : {}) }])),
+    }
   }
-  if (kind === 'pages' || kind === 'operations') op.security = notes?.security ?? []
-  const success = String(notes?.status ?? 200)
+  if (!op.requestBody || !('content' in op.requestBody)) return
+  for (const media of Object.values(op.requestBody.content)) {
+    if (notes.requestExample !== undefined) media.example = notes.requestExample
+    const schema = media.schema as Json | undefined
+    if (!schema?.properties) continue
+    const properties = schema.properties as Json
+    for (const [name, patch] of Object.entries(notes.fields ?? {})) properties[name] = merge((properties[name] ?? {}) as Json, patch)
+    if (notes.requires) schema.required = [...new Set([...((schema.required as string[] | undefined) ?? []), ...notes.requires])]
+  }
+}
+
+/** Adds what a route's schema does not carry: tags, summaries, security, answers and examples. */
+function completeOperation(method: string, path: string, op: Operation) {
+  const kind = kindOf(path)
+  const key = `${method.toUpperCase()} ${path}`
+  const notes = NOTES[key] ?? {}
+  const page = kind === 'pages' ? (PAGES[key] ?? { responses: DEFAULT_PAGE }) : undefined
+  op.tags = notes.tag ? [notes.tag] : op.tags?.length ? op.tags : [tagOf(path)]
+  op.operationId ??= operationId(method, path)
+  if (notes.summary && !op.summary) op.summary = notes.summary
+  if (notes.description && !op.description) op.description = notes.description
+  if (op.tags.some(isAdminTag) && !op.description?.startsWith('Admin only.')) op.description = op.description ? `Admin only. ${op.description}` : 'Admin only.'
+  completeInputs(op, page?.body && !notes.body ? { ...notes, body: page.body } : notes)
+  if (kind === 'pages' || kind === 'operations') op.security = notes.security ?? []
+  const success = String(notes.status ?? 200)
   const given = op.responses ?? {}
   // @fastify/swagger's placeholder for a route without a response schema
   if ((given['200'] as OpenAPIV3_1.ResponseObject | undefined)?.description === 'Default Response') delete given['200']
-  const failures = Object.fromEntries(Object.entries(notes?.failures ?? {}).map(([status, name]) => [status, ref(name)]))
-  op.responses = { [success]: successResponse(kind, notes, method), ...errorResponses(kind, method, op), ...failures, ...given } as OpenAPIV3_1.ResponsesObject
+  const failures = Object.fromEntries(Object.entries(notes.failures ?? {}).map(([status, name]) => [status, ref(name)]))
+  const generated = page ? {} : { [success]: successResponse(kind, notes, method), ...errorResponses(kind, method, op) }
+  op.responses = { ...generated, ...page?.responses, ...failures, ...notes.responses, ...given } as OpenAPIV3_1.ResponsesObject
 }
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const
@@ -180,5 +220,17 @@ export function completeDocument(doc: OpenAPIV3_1.Document): OpenAPIV3_1.Documen
       hoistDefs(op, ((doc.components ??= {}).schemas ??= {}) as Record<string, unknown>, op.operationId!)
     }
   }
+  declareTags(doc)
   return doc
+}
+
+/** Every tag an operation uses is declared with a description: a resource added later gets one naming its paths. */
+function declareTags(doc: OpenAPIV3_1.Document) {
+  const declared = new Set((doc.tags ?? []).map((t) => t.name))
+  const used = new Map<string, string>()
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    for (const method of METHODS) for (const tag of item?.[method]?.tags ?? []) if (!used.has(tag)) used.set(tag, path)
+  }
+  const missing = [...used].filter(([tag]) => !declared.has(tag))
+  doc.tags = [...(doc.tags ?? []), ...missing.map(([name, path]) => ({ name, description: `The operations under ${path.split('/').slice(0, 3).join('/')}.` }))]
 }

@@ -1,4 +1,7 @@
+import type { OpenAPIV3_1 } from 'openapi-types'
+import { CHANNEL_ITEM_TYPES, QR_TYPES, WEBHOOK_EVENTS } from '../db/schema/index.js'
 import { REPORT_REASONS } from '../resources/reports/page.js'
+import { v1Body } from './v1-form.js'
 
 /*
  * What the route schemas cannot say: a summary per known operation, the success answer of the
@@ -17,8 +20,22 @@ export interface OperationNotes {
   query?: Record<string, Record<string, unknown>>
   /** a request body to show instead of the generated one */
   requestExample?: unknown
-  /** request body of a handler that reads its own body: a schema per media type it takes */
-  body?: { content: Record<string, Record<string, unknown>>; description?: string; required?: boolean }
+  /** request body of a handler that reads its own body: a schema per media type it takes (and how a form encodes its fields) */
+  body?: {
+    content: Record<string, Record<string, unknown>>
+    description?: string
+    required?: boolean
+    encoding?: Record<string, Record<string, OpenAPIV3_1.EncodingObject>>
+  }
+  /** what the route schema says too loosely: merged into the named body fields and path or query parameters */
+  fields?: Record<string, Record<string, unknown>>
+  params?: Record<string, Record<string, unknown>>
+  /** body fields the handler requires though its schema lets them be absent */
+  requires?: string[]
+  /** the tag, when it is not the one of the path's resource */
+  tag?: string
+  /** answers written out whole (status → OpenAPI response object), over the generated ones */
+  responses?: Record<string, Record<string, unknown>>
   /** media type of the success answer when it is not JSON (a file); `example` is then its text */
   produces?: string
   /** failure answers of this operation that differ from the generated ones: status → components.responses name */
@@ -40,36 +57,13 @@ const v1Link = {
   clicks: 0, user_id: 1, space: null, domain: null, pixels: [], ends_at: null, created_at: ts, updated_at: ts,
 }
 
-const target = (key: string) => ({
-  type: 'array',
-  items: { type: 'object', properties: { key: { type: 'string', description: key }, value: { type: 'string', description: 'target URL' } } },
-})
-
-/** The v1 form fields (SPEC.md "Link interface v1"); arrays are sent as country[0][key]=… in a form. */
-const v1Form = {
-  type: 'object',
-  properties: {
-    url: { type: 'string', description: 'target URL; required on create' },
-    domain: { type: 'string', description: 'create only' },
-    alias: { type: 'string' },
-    password: { type: 'string' },
-    space: { type: 'string' },
-    pixels: { type: 'array', items: { type: 'integer' } },
-    disabled: { type: 'integer', enum: [0, 1], description: '0 active, 1 disabled; 0 on create' },
-    privacy: { type: 'integer', enum: [0, 1, 2], description: '0 public, 1 private, 2 password; 0 on create' },
-    privacy_password: { type: 'string', description: 'required when privacy is 2' },
-    expiration_url: { type: 'string' },
-    expiration_date: { type: 'string', description: 'YYYY-MM-DD' },
-    expiration_time: { type: 'string', description: 'HH:MM' },
-    expiration_clicks: { type: 'integer' },
-    target_type: { type: 'integer', enum: [0, 1, 2, 4], description: '0 none, 1 geographic, 2 platform, 4 rotation' },
-    country: target('country code'),
-    platform: target('iOS, Android, Windows, OS X, Linux, Ubuntu or Chrome OS'),
-    language: target('language code'),
-    rotation: { type: 'array', items: { type: 'object', properties: { value: { type: 'string' } } } },
-  },
+const qrData = {
+  type: ['string', 'object'],
+  description: 'what the code holds: a string (the text, URL, vCard, e-mail address, phone number, SMSTO: or WIFI: string), or an object whose fields depend on `type`',
 }
-const v1Body = { content: { 'application/x-www-form-urlencoded': v1Form, 'application/json': v1Form } }
+const qrType = { enum: [...QR_TYPES] }
+const events = { items: { enum: [...WEBHOOK_EVENTS] } }
+const statusBody = (value: string, extra: Record<string, unknown> = {}) => ({ type: 'object', required: ['status'], properties: { status: { const: value }, ...extra } })
 
 export const NOTES: Record<string, OperationNotes> = {
   'GET /api/account': {
@@ -77,6 +71,7 @@ export const NOTES: Record<string, OperationNotes> = {
     example: { error: 0, data: { id: 1, email: 'ada@example.com', username: 'ada', avatar: 'https://www.gravatar.com/avatar/…?d=identicon', status: 'pro', expires: null, registered: ts } },
   },
   'PUT /api/account/update': { summary: 'Change your email or password', example: updated('Account') },
+  'GET /api/account/apikey': { summary: 'Your current API key', example: { error: 0, apikey: '…' } },
   'POST /api/account/apikey': {
     summary: 'Issue a new API key (the old one stops working)',
     example: { error: 0, message: 'A new API key has been issued; the previous key no longer works.', apikey: '…' },
@@ -110,6 +105,12 @@ export const NOTES: Record<string, OperationNotes> = {
     requestExample: { url: 'https://example.com/spring-sale', custom: 'spring', status: 'public', geotarget: [{ location: 'Germany', link: 'https://example.de/fruehling' }] },
     example: { error: 0, id: 1, shorturl: short, short },
   },
+  'GET /api/url/{id}/stats': { summary: 'Clicks of a link over time, with range totals and top lists' },
+  'GET /api/urls/health': { summary: 'Health of the long URLs of several of your links, and whether each is quarantined' },
+  'POST /api/url/{id}/check': { summary: "Check a link's long URL now" },
+  'POST /api/url/{id}/resolve': { summary: 'What a visit by the visitor described would get (a dry run: nothing is recorded)' },
+  'DELETE /api/url/{id}/alias/{alias}': { summary: 'Release an earlier alias of a link: it stops leading to the link and is free again' },
+  'POST /api/url/{id}/release': { summary: "Lift a link's quarantine (any account's link)", tag: 'Admin: blocklist' },
   'PUT /api/url/{id}/update': { summary: 'Change a link (fields not sent are kept)', example: { error: 0, id: 1, short } },
   'DELETE /api/url/{id}/delete': { summary: 'Delete a link and its clicks', example: deleted('Link') },
 
@@ -161,7 +162,10 @@ export const NOTES: Record<string, OperationNotes> = {
     summary: 'Create a channel',
     example: { error: 0, id: 1, name: 'Newsletter', description: '', color: '#2554c7', starred: false },
   },
-  'POST /api/channel/{channelid}/assign/{type}/{itemid}': { summary: 'Put a link, bio page or QR code in a channel' },
+  'POST /api/channel/{channelid}/assign/{type}/{itemid}': {
+    summary: 'Put a link, bio page or QR code in a channel',
+    params: { type: { enum: [...CHANNEL_ITEM_TYPES], description: 'what `itemid` names' } },
+  },
   'PUT /api/channel/{id}/update': { summary: 'Change a channel' },
   'DELETE /api/channel/{id}/delete': { summary: 'Delete a channel (its items are unassigned)' },
 
@@ -175,8 +179,15 @@ export const NOTES: Record<string, OperationNotes> = {
     example: { error: '0', data: { ...pageData, qrs: [{ id: 1, link: 'https://sho.rt/qr/JsF7Vl', scans: 0, name: 'link 2030-01-15', date: ts }] } },
   },
   'GET /api/qr/{id}': { summary: 'One QR code' },
-  'POST /api/qr/add': { summary: 'Create a QR code', example: { error: 0, id: 1, link: 'https://sho.rt/qr/JsF7Vl' } },
-  'PUT /api/qr/{id}/update': { summary: 'Change a QR code' },
+  'GET /api/qr/{id}/design': { summary: 'What a QR code was made from (type, data, colours, name), for an editor' },
+  'GET /api/qr/{id}/stats': { summary: 'Scans of a QR code over time, with range totals and top lists' },
+  'POST /api/qr/add': {
+    summary: 'Create a QR code',
+    fields: { type: qrType, data: qrData },
+    requires: ['data'],
+    example: { error: 0, id: 1, link: 'https://sho.rt/qr/JsF7Vl' },
+  },
+  'PUT /api/qr/{id}/update': { summary: 'Change a QR code (data is sent again; the type may change)', fields: { type: qrType, data: qrData }, requires: ['data'] },
   'DELETE /api/qr/{id}/delete': { summary: 'Delete a QR code' },
 
   'GET /api/splash': { summary: 'Your splash pages' },
@@ -191,6 +202,20 @@ export const NOTES: Record<string, OperationNotes> = {
   'DELETE /api/overlay/{id}/delete': { summary: 'Delete a CTA overlay and its responses (its links become direct)' },
   'GET /api/overlay/{id}/responses': { summary: 'Contact-form submissions and poll votes of an overlay' },
 
+  'GET /api/webhooks': { summary: 'Your webhooks' },
+  'POST /api/webhook/add': { summary: 'Add a webhook: a receiver URL and the events it gets', fields: { events } },
+  'GET /api/webhook/{id}': { summary: 'One webhook, with its signing secret' },
+  'PUT /api/webhook/{id}/update': { summary: 'Change a webhook, enable it again or rotate its secret', fields: { events } },
+  'DELETE /api/webhook/{id}/delete': { summary: 'Delete a webhook and its deliveries' },
+  'GET /api/webhook/{id}/deliveries': { summary: 'What a webhook sent, newest first, with attempts and answers' },
+  'POST /api/webhook/{id}/deliveries/{deliveryId}/retry': { summary: 'Attempt a delivery again now' },
+
+  'GET /api/blocklist': { summary: 'Blocklist entries (admin)' },
+  'POST /api/blocklist/add': { summary: 'Add a domain or keyword to the blocklist; links that match are quarantined (admin)' },
+  'DELETE /api/blocklist/{id}/delete': { summary: 'Delete a blocklist entry; links it quarantined stay so until released (admin)' },
+  'GET /api/reports': { summary: 'Abuse reports from visitors (admin)' },
+  'DELETE /api/reports/{id}/delete': { summary: 'Dismiss an abuse report (admin)' },
+
   'GET /api/plans': { summary: 'All plans (admin)' },
   'POST /api/plan/add': { summary: 'Create a plan (admin)' },
   'PUT /api/plan/{id}/update': { summary: 'Change a plan (admin)' },
@@ -198,7 +223,7 @@ export const NOTES: Record<string, OperationNotes> = {
   'GET /api/users': { summary: 'All users (admin)' },
   'GET /api/user/{id}': { summary: 'One user with their API key (admin)' },
   'POST /api/user/add': { summary: 'Create a user (admin)' },
-  'DELETE /api/user/{id}/delete': { summary: 'Delete a user (admin)' },
+  'DELETE /api/user/{id}/delete': { summary: 'Delete a user (admin)', failures: { 400: 'UserDeleteRefused' } },
   'GET /api/user/login/{id}': { summary: 'Single-use login URL for a user, valid 1 hour (admin)', example: { error: 0, url: 'https://sho.rt/sso/…' } },
 
   'GET /api/v1/links': {
@@ -215,11 +240,11 @@ export const NOTES: Record<string, OperationNotes> = {
   'POST /api/v1/links': {
     summary: 'Create a link',
     status: 201,
-    body: v1Body,
+    body: v1Body('create'),
     requestExample: { url: 'https://example.com/spring-sale', alias: 'spring', privacy: 0 },
     example: { error: 0, data: v1Link, status: 201 },
   },
-  'PUT /api/v1/links/{id}': { summary: 'Change a link (fields not sent are kept; no domain)', body: v1Body, example: { error: 0, data: v1Link, status: 200 } },
+  'PUT /api/v1/links/{id}': { summary: 'Change a link (fields not sent are kept; no domain)', body: v1Body('update'), example: { error: 0, data: v1Link, status: 200 } },
   'DELETE /api/v1/links/{id}': {
     summary: 'Delete a link',
     example: { error: 0, id: 7, object: 'link', deleted: true, message: 'Link has been deleted.', status: 200 },
@@ -229,8 +254,43 @@ export const NOTES: Record<string, OperationNotes> = {
     example: { error: 0, id: 7, object: 'link', deleted: true, message: 'Link has been deleted.', status: 200 },
   },
 
-  'GET /healthz': { summary: 'Liveness: the process answers' },
-  'GET /readyz': { summary: 'Readiness: the database answers (Redis is reported, and optional)' },
+  'GET /healthz': {
+    summary: 'Liveness: the process answers',
+    responses: { 200: { description: '200: the process answers', content: { 'application/json': { schema: statusBody('ok'), example: { status: 'ok' } } } } },
+  },
+  'GET /readyz': {
+    summary: 'Readiness: the database answers (Redis is reported, and optional)',
+    description: 'A balancer sends requests to an instance only while this is 200.',
+    responses: {
+      200: {
+        description: '200: ready; `degraded` when a configured Redis is not answering (rate limits and caches are then per instance)',
+        content: {
+          'application/json': {
+            schema: { oneOf: [statusBody('ok'), { ...statusBody('degraded', { redis: { const: 'down' } }), required: ['status', 'redis'] }] },
+            examples: { ok: { value: { status: 'ok' } }, degraded: { value: { status: 'degraded', redis: 'down' } } },
+          },
+        },
+      },
+      503: {
+        description: '503: not ready: the database is not answering, or `secret:rotate` gave the deployment a new secret this instance does not have (restart it with the new SECRET_KEY)',
+        content: {
+          'application/json': {
+            schema: { ...statusBody('unavailable', { error: { const: 1 }, message: { type: 'string' } }), required: ['status', 'error', 'message'] },
+            examples: {
+              database: { value: { status: 'unavailable', error: 1, message: 'The database is not answering.' } },
+              secret: {
+                value: {
+                  status: 'unavailable',
+                  error: 1,
+                  message: 'secret:rotate gave this deployment a new secret: this instance finds no API key until it restarts with the new SECRET_KEY.',
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
   'GET /metrics': {
     summary: 'Prometheus metrics',
     description: 'Plain text in the Prometheus format. When METRICS_TOKEN is set it needs `Authorization: Bearer <METRICS_TOKEN>` (not an API key).',

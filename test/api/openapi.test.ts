@@ -5,7 +5,11 @@ import SwaggerParser from '@apidevtools/swagger-parser'
 import type { OpenAPIV3_1 } from 'openapi-types'
 import openapi from '../../src/openapi/index.js'
 import { validatorCompiler } from '../../src/http/zod.js'
-import { testApp, testConfig, type TestApp } from '../helpers/app.js'
+import { FALSE, TRUE } from '../../src/http/fields.js'
+import { loadConfig } from '../../src/config.js'
+import { CHANNEL_ITEM_TYPES, QR_TYPES, WEBHOOK_EVENTS } from '../../src/db/schema/index.js'
+import { PLATFORMS } from '../../src/resources/v1-links/schemas.js'
+import { testApp, testConfig, TEST_SECRET, type TestApp } from '../helpers/app.js'
 
 type Doc = OpenAPIV3_1.Document
 
@@ -28,6 +32,15 @@ function registeredRoutes(tree: string): string[] {
   }
   return out
 }
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'] as const
+type Op = OpenAPIV3_1.OperationObject
+const operations = (doc: Doc): [string, Op][] =>
+  Object.entries(doc.paths ?? {}).flatMap(([path, item]) =>
+    METHODS.filter((m) => item?.[m]).map((m) => [`${m.toUpperCase()} ${path}`, item![m]!] as [string, Op]),
+  )
+const jsonBody = (op: Op) => (op.requestBody as OpenAPIV3_1.RequestBodyObject).content['application/json'].schema as any
+const param = (op: Op, name: string) => (op.parameters as OpenAPIV3_1.ParameterObject[]).find((p) => p.name === name)!
 
 const documented = (doc: Doc) =>
   Object.entries(doc.paths ?? {}).flatMap(([path, item]) =>
@@ -57,8 +70,9 @@ describe('GET /openapi.json', () => {
     const routes = registeredRoutes(t.app.printRoutes({ commonPrefix: false }))
     const api = routes.filter(
       (r) =>
-        // HEAD is Fastify's automatic twin of each GET; ALL /api is the JSON 404 of a bare /api
-        !r.startsWith('HEAD ') && /^[A-Z]+ (\/api\/|\/links\/\{\}\/destroy$)/.test(r),
+        // HEAD is Fastify's automatic twin of each GET; ALL /api is the JSON 404 of a bare /api;
+        // GET /api/session is the dashboard's cookie-only probe (hidden like /login)
+        !r.startsWith('HEAD ') && r !== 'GET /api/session' && /^[A-Z]+ (\/api\/|\/links\/\{\}\/destroy$)/.test(r),
     )
     // the parse found the routes: both interfaces are there
     expect(api).toEqual(expect.arrayContaining(['GET /api/urls', 'POST /api/url/add', 'DELETE /api/url/{}/delete', 'GET /api/v1/links', 'DELETE /links/{}/destroy']))
@@ -127,6 +141,149 @@ describe('GET /openapi.json', () => {
     expect(doc.paths!['/healthz']!.get!.security).toEqual([])
     const paths = Object.keys(doc.paths ?? {})
     expect(paths.filter((p) => /^\/(dashboard|login|logout|sso|docs|_)(\/|$)/.test(p) || p === '/api')).toEqual([])
+    // the dashboard's session probe answers an API key 401 whatever it sends: no interface
+    expect(paths).not.toContain('/api/session')
+    expect(operations(doc).flatMap(([, op]) => op.tags ?? [])).not.toContain('Sessions')
+  })
+
+  it('documents what the server refuses: required fields, enums, booleans and bounds', () => {
+    const qrAdd = jsonBody(doc.paths!['/api/qr/add']!.post!)
+    expect(qrAdd.required).toEqual(expect.arrayContaining(['type', 'data']))
+    expect(qrAdd.properties.type.enum).toEqual([...QR_TYPES])
+    expect(qrAdd.properties.data.type).toEqual(['string', 'object'])
+    const qrUpdate = jsonBody(doc.paths!['/api/qr/{id}/update']!.put!)
+    expect(qrUpdate.required).toEqual(['data'])
+    expect(param(doc.paths!['/api/channel/{channelid}/assign/{type}/{itemid}']!.post!, 'type').schema).toMatchObject({ enum: [...CHANNEL_ITEM_TYPES] })
+    for (const op of [doc.paths!['/api/webhook/add']!.post!, doc.paths!['/api/webhook/{id}/update']!.put!]) {
+      expect(jsonBody(op).properties.events.items.enum).toEqual([...WEBHOOK_EVENTS])
+    }
+
+    // every boolish field says what it accepts (http/fields.ts TRUE and FALSE), not "any value"
+    const boolish = {
+      oneOf: [
+        { type: 'boolean' },
+        { type: 'integer', enum: [...TRUE, ...FALSE].filter((v) => typeof v === 'number') },
+        { type: 'string', enum: [...TRUE, ...FALSE].filter((v) => typeof v === 'string') },
+      ],
+    }
+    const plan = jsonBody(doc.paths!['/api/plan/add']!.post!).properties
+    const hook = jsonBody(doc.paths!['/api/webhook/{id}/update']!.put!).properties
+    for (const field of [
+      jsonBody(doc.paths!['/api/campaign/add']!.post!).properties.public,
+      jsonBody(doc.paths!['/api/channel/add']!.post!).properties.starred,
+      jsonBody(doc.paths!['/api/url/add']!.post!).properties.deeplink.properties.auto,
+      plan.free,
+      plan.default,
+      plan.limits.properties.api.properties.enabled,
+      hook.enabled,
+      hook.rotateSecret,
+      param(doc.paths!['/api/url/{id}']!.get!, 'full').schema,
+    ]) {
+      expect(field).toMatchObject(boolish)
+    }
+    // no body field or parameter is left as "any value" (a transform JSON Schema cannot express)
+    const loose: string[] = []
+    const walk = (node: unknown, at: string) => {
+      if (!node || typeof node !== 'object') return
+      if (!Array.isArray(node) && Object.keys(node).length === 0) loose.push(at)
+      for (const [k, v] of Object.entries(node)) if (k !== 'example' && k !== 'examples') walk(v, `${at}.${k}`)
+    }
+    for (const [name, op] of operations(doc)) {
+      for (const [type, media] of Object.entries((op.requestBody as OpenAPIV3_1.RequestBodyObject | undefined)?.content ?? {})) {
+        if (type === 'application/json' || type === 'application/x-www-form-urlencoded') walk(media.schema, `${name} ${type}`)
+      }
+      for (const p of (op.parameters ?? []) as OpenAPIV3_1.ParameterObject[]) walk(p.schema, `${name} ${p.name}`)
+    }
+    expect(loose).toEqual([])
+
+    // v1: url required on create, no domain on update, the list's bounds as integers, ids as integers
+    const v1Create = doc.paths!['/api/v1/links']!.post!
+    const v1Update = doc.paths!['/api/v1/links/{id}']!.put!
+    for (const type of ['application/x-www-form-urlencoded', 'application/json']) {
+      const create = (v1Create.requestBody as OpenAPIV3_1.RequestBodyObject).content[type].schema as any
+      const update = (v1Update.requestBody as OpenAPIV3_1.RequestBodyObject).content[type].schema as any
+      expect(create.required).toEqual(['url'])
+      expect(create.properties.domain).toMatchObject({ type: 'integer' })
+      expect(create.properties.space).toMatchObject({ type: 'integer', minimum: 1 })
+      expect(update.properties.domain).toBeUndefined()
+      expect(update.required).toBeUndefined()
+      expect(Object.keys(update.properties)).toEqual(Object.keys(create.properties).filter((k) => k !== 'domain'))
+    }
+    const list = doc.paths!['/api/v1/links']!.get!
+    expect(param(list, 'per_page').schema).toEqual({ type: 'integer', minimum: 10, maximum: 100 })
+    expect(param(list, 'status').schema).toEqual({ type: 'integer', minimum: 0, maximum: 3 })
+  })
+
+  it('documents the v1 form encoding of targets and the platform names', () => {
+    const media = (doc.paths!['/api/v1/links']!.post!.requestBody as OpenAPIV3_1.RequestBodyObject).content['application/x-www-form-urlencoded']
+    const form = media.schema as any
+    for (const field of ['country', 'platform', 'language', 'rotation']) {
+      expect(media.encoding?.[field], field).toEqual({ style: 'deepObject', explode: true })
+      expect(form.properties[field].description, field).toContain(`${field}[0][`)
+    }
+    expect(form.properties.country.description).toContain('country[0][key]=DE&country[0][value]=')
+    expect(form.properties.platform.items.properties.key.enum).toEqual([...PLATFORMS])
+    expect(form.properties.target_type.enum).toEqual([0, 1, 2, 3, 4])
+  })
+
+  it('documents the failures each operation can give', () => {
+    for (const [name, op] of operations(doc)) {
+      if (name.includes(' /api/')) expect(op.responses!['400'], name).toBeDefined()
+    }
+    expect(doc.paths!['/api/account']!.get!.responses['400']).toEqual({ $ref: '#/components/responses/BadRequest' })
+    expect(doc.paths!['/api/v1/links/{id}']!.get!.responses['400']).toEqual({ $ref: '#/components/responses/V1BadRequest' })
+    const responses = doc.components!.responses! as Record<string, OpenAPIV3_1.ResponseObject>
+    const examples = (name: string) => Object.values(responses[name].content!['application/json'].examples!).map((e: any) => e.value.message)
+    expect(examples('BadRequest')).toContain('The path holds a malformed %-escape: encode a literal % as %25.')
+    expect(doc.paths!['/api/user/{id}/delete']!.delete!.responses['400']).toEqual({ $ref: '#/components/responses/UserDeleteRefused' })
+    expect(examples('UserDeleteRefused')).toContain('You cannot delete your own account.')
+
+    const ready = doc.paths!['/readyz']!.get!.responses as Record<string, OpenAPIV3_1.ResponseObject>
+    const values = (r: OpenAPIV3_1.ResponseObject) => Object.values(r.content!['application/json'].examples!).map((e: any) => e.value)
+    expect(values(ready['200'])).toEqual([{ status: 'ok' }, { status: 'degraded', redis: 'down' }])
+    expect(values(ready['503'])).toEqual([
+      { status: 'unavailable', error: 1, message: expect.stringMatching(/database/) },
+      { status: 'unavailable', error: 1, message: expect.stringMatching(/secret:rotate/) },
+    ])
+
+    // v1's budget: the example and the words say its own default (V1_RATE_LIMIT_MAX), not the management one
+    const defaults = loadConfig({ PUBLIC_URL: 'http://kurz.test', SECRET_KEY: TEST_SECRET }).rateLimit
+    const limited = responses.V1RateLimited
+    expect(limited.description).toContain('V1_RATE_LIMIT_MAX')
+    expect(limited.content!['application/json'].example.message).toContain(`at most ${defaults.v1Max} requests`)
+    expect(responses.RateLimited.content!['application/json'].example.message).toContain(`at most ${defaults.max} requests`)
+  })
+
+  it('documents what the pages answer: redirects with Location, and HTML failures', () => {
+    const redirect = doc.components!.responses!.Redirect as OpenAPIV3_1.ResponseObject
+    expect(redirect.headers?.Location).toMatchObject({ required: true })
+    const visit = doc.paths!['/{alias}']!.get!.responses as Record<string, any>
+    for (const status of ['301', '302', '307', '308']) expect(visit[status].$ref, status).toBe('#/components/responses/Redirect')
+    expect(Object.keys(visit['200'].content)).toEqual(['text/html'])
+    for (const [status, name] of [['404', 'PageNotFound'], ['410', 'LinkExpired'], ['451', 'LinkQuarantined']]) {
+      expect(visit[status].$ref, status).toBe(`#/components/responses/${name}`)
+      expect(Object.keys((doc.components!.responses![name] as OpenAPIV3_1.ResponseObject).content ?? {}), name).toEqual(['text/html'])
+    }
+    expect(doc.paths!['/q/{alias}']!.get!.responses['302']).toMatchObject({ $ref: '#/components/responses/Redirect' })
+    expect(Object.keys((doc.paths!['/qr/{alias}']!.get!.responses['200'] as OpenAPIV3_1.ResponseObject).content ?? {})).toEqual(['image/png', 'image/svg+xml'])
+    // no page is documented as a bare 200 without a content type
+    for (const [name, op] of operations(doc).filter(([, op]) => op.tags?.includes('Pages'))) {
+      const ok = op.responses!['200'] as OpenAPIV3_1.ResponseObject
+      expect(Object.keys(ok.content ?? {}).length, name).toBeGreaterThan(0)
+      expect(Object.keys(op.responses!).length, name).toBeGreaterThan(1)
+    }
+  })
+
+  it('gives every operation a summary, says which are admin only, and declares every tag it uses', () => {
+    const declared = new Map((doc.tags ?? []).map((t) => [t.name, t.description]))
+    for (const [name, op] of operations(doc)) {
+      expect(op.summary, name).toBeTruthy()
+      for (const tag of op.tags ?? []) expect(declared.get(tag), `${name}: tag ${tag}`).toBeTruthy()
+    }
+    const admin = operations(doc).filter(([name]) => /^[A-Z]+ \/api\/(blocklist|reports?|users?|plans?)(\/|$)/.test(name) || name === 'POST /api/url/{id}/release')
+    expect(admin.length).toBeGreaterThanOrEqual(15)
+    for (const [name, op] of admin) expect(op.description, name).toMatch(/^Admin only\./)
+    expect(doc.paths!['/api/account']!.get!.description ?? '').not.toMatch(/Admin only/)
   })
 
   it('documents the metrics token and the report form as they answer', () => {
@@ -190,19 +347,21 @@ describe('a resource added later', () => {
     type Rule = { host: string; except: Rule[] }
     const rule: z.ZodType<Rule> = z.lazy(() => z.object({ host: z.string(), except: z.array(rule) }))
     const label = z.object({ name: z.string() }).meta({ id: 'Label' })
-    app.post('/api/blocklist/add', { schema: { body: z.object({ rule, label, at: z.date().optional() }) } }, async () => ({ error: 0 }))
-    app.get('/api/blocklist', { schema: { querystring: z.object({ rule: rule.optional(), limit: z.coerce.number().optional() }) } }, async () => ({ error: '0' }))
-    app.get('/api/webhook/:id', { schema: { params: z.object({ id: z.string().regex(/^\d+$/) }) } }, async () => ({ error: 0 }))
+    app.post('/api/widget/add', { schema: { body: z.object({ rule, label, at: z.date().optional() }) } }, async () => ({ error: 0 }))
+    app.get('/api/widget', { schema: { querystring: z.object({ rule: rule.optional(), limit: z.coerce.number().optional() }) } }, async () => ({ error: '0' }))
+    app.get('/api/gadget/:id', { schema: { params: z.object({ id: z.string().regex(/^\d+$/) }) } }, async () => ({ error: 0 }))
     await app.ready()
     const doc: Doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json()
     await app.close()
     await expect(SwaggerParser.validate(structuredClone(doc) as never)).resolves.toBeTruthy()
-    expect(doc.paths!['/api/blocklist/add']!.post!.tags).toEqual(['Blocklists'])
-    expect(doc.paths!['/api/blocklist']!.get!.tags).toEqual(['Blocklists'])
-    expect(doc.paths!['/api/webhook/{id}']!.get!.tags).toEqual(['Webhooks'])
+    expect(doc.paths!['/api/widget/add']!.post!.tags).toEqual(['Widgets'])
+    expect(doc.paths!['/api/widget']!.get!.tags).toEqual(['Widgets'])
+    expect(doc.paths!['/api/gadget/{id}']!.get!.tags).toEqual(['Gadgets'])
+    // declared, with a description, like the known ones
+    expect(doc.tags).toEqual(expect.arrayContaining([{ name: 'Widgets', description: expect.any(String) }, { name: 'Gadgets', description: expect.any(String) }]))
     expect(JSON.stringify(doc)).not.toContain('#/$defs/')
     expect(doc.components?.schemas?.Label).toMatchObject({ properties: { name: { type: 'string' } } })
-    const query = (doc.paths!['/api/blocklist']!.get!.parameters as OpenAPIV3_1.ParameterObject[]).map((p) => p.name)
+    const query = (doc.paths!['/api/widget']!.get!.parameters as OpenAPIV3_1.ParameterObject[]).map((p) => p.name)
     expect(query).toEqual(['rule', 'limit'])
   })
 })
