@@ -125,8 +125,9 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: resources and admin', () =
   it('as admin: creates a user, gives them a plan, copies their SSO URL and opens it in a fresh context', async () => {
     page = await s.signIn(s.admin, { permissions: CLIPBOARD })
     await go('Users')
-    // its pager is a group, not a second navigation landmark beside the menu (DECISIONS 10.1)
-    await page.getByRole('group', { name: 'Pages of users' }).waitFor()
+    // one page of users: its count, no pager (the pager, a group and not a second navigation
+    // landmark, is tested with more users in dashboard-fixes-f)
+    await page.getByText(/^\d+ users?$/).waitFor()
     expect(await page.getByRole('navigation').count()).toBe(1)
     await page.getByRole('button', { name: 'New user' }).click()
     let dialog = page.getByRole('dialog', { name: 'New user' })

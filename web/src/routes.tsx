@@ -4,6 +4,7 @@ import { Layout } from './ui/Layout'
 import { LinksPage } from './links/LinksPage'
 import { NotFoundPage } from './ui/NotFoundPage'
 import { RouteError } from './ui/RouteError'
+import { Loading } from './ui/parts'
 
 /**
  * A page whose code loads when it is first opened: it and what only it uses (the chart library of
@@ -18,8 +19,8 @@ const page = <K extends string>(load: () => Promise<Record<K, ComponentType>>, n
 export const routes: RouteObject[] = [
   {
     element: <Layout />,
-    // a first load that opens a lazy page shows nothing until its code is in (a few kilobytes)
-    HydrateFallback: () => null,
+    // a first load that opens a lazy page: index.html's loading line, until its code is in
+    HydrateFallback: () => <Loading what="Loading the dashboard" className="boot-loading" />,
     // the layout itself failing: at least no developer screen
     errorElement: <RouteError />,
     children: [

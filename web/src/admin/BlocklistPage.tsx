@@ -6,7 +6,8 @@ import { announce } from '../ui/announce'
 import { useConfirm } from '../ui/confirm'
 import { formatDateTime } from '../ui/format'
 import { useAction, useLoad } from '../ui/hooks'
-import { Badge, EmptyState, ErrorNote, Field, Loading, Modal, PageHead, Pager } from '../ui/parts'
+import { AdminsOnly, Badge, EmptyState, ErrorNote, Field, Loading, Modal, PageHead, Pager } from '../ui/parts'
+import { oneOf, pageParam, useQueryState } from '../ui/query'
 import { useApiPaths } from '../ui/routes-available'
 import { NotYet } from '../webhooks/NotYet'
 import { withLabels } from '../ui/field-labels'
@@ -43,7 +44,7 @@ interface Report {
 export function BlocklistPage() {
   const { user } = useSession()
   const paths = useApiPaths()
-  if (!user.admin) return <EmptyState title="Admins only">This page needs an account with admin privileges.</EmptyState>
+  if (!user.admin) return <AdminsOnly />
   return (
     <>
       <PageHead title="Blocklist" />
@@ -59,9 +60,15 @@ export function BlocklistPage() {
   )
 }
 
+/** The kinds the list shows ('' is every kind), as in the address's `type`. */
+const KINDS = ['', 'domain', 'keyword'] as const
+
+/** The page's lists in the address: the entries' `type` and `page`, the reports' `reports_page`. */
 function Entries() {
-  const [type, setType] = useState('')
-  const [page, setPage] = useState(1)
+  const { params, set } = useQueryState()
+  const type = oneOf(params.get('type'), KINDS, '')
+  const page = pageParam(params.get('page'))
+  const setPage = (p: number, fix?: boolean) => set({ page: p }, { replace: fix })
   const list = useLoad(() => api.get<ListOf<'entries', Entry>>(`/api/blocklist${qs({ type, page, limit: 50 })}`), [type, page])
   const [adding, setAdding] = useState(false)
   const remove = useAction()
@@ -83,7 +90,7 @@ function Entries() {
       <div className="toolbar">
         <Field label="Show">
           {(id) => (
-            <select id={id} value={type} onChange={(e) => (setType(e.target.value), setPage(1))}>
+            <select id={id} value={type} onChange={(e) => set({ type: e.target.value })}>
               <option value="">Everything</option>
               <option value="domain">Domains</option>
               <option value="keyword">Keywords</option>
@@ -93,7 +100,7 @@ function Entries() {
       </div>
       <ErrorNote message={list.error ?? remove.error} onRetry={list.error ? list.reload : undefined} />
       {list.loading && !rows && <Loading />}
-      {rows?.length === 0 && <EmptyState title="Nothing blocked">Links to blocked domains, or with blocked keywords, are refused and existing ones quarantined.</EmptyState>}
+      {rows?.length === 0 && <EmptyState level={3} title="Nothing blocked">Links to blocked domains, or with blocked keywords, are refused and existing ones quarantined.</EmptyState>}
       {rows && rows.length > 0 && (
         <div className="table-wrap">
           <table>
@@ -188,7 +195,9 @@ const STATE: Record<Quarantine, { text: string; tone: 'plain' | 'good' | 'warn' 
 }
 
 function Reports() {
-  const [page, setPage] = useState(1)
+  const { params, set } = useQueryState()
+  const page = pageParam(params.get('reports_page'))
+  const setPage = (p: number, fix?: boolean) => set({ reports_page: p }, { page: 'reports_page', replace: fix })
   const list = useLoad(() => api.get<ListOf<'reports', Report>>(`/api/reports${qs({ page, limit: 50 })}`), [page])
   const act = useAction()
   const confirm = useConfirm()
@@ -234,7 +243,7 @@ function Reports() {
       <h2 id="reports-head">Reports from visitors</h2>
       <ErrorNote message={list.error ?? act.error} onRetry={list.error ? list.reload : undefined} />
       {list.loading && !rows && <Loading />}
-      {rows?.length === 0 && <EmptyState title="No reports">Visitors report a link at its /report page; reports show up here.</EmptyState>}
+      {rows?.length === 0 && <EmptyState level={3} title="No reports">Visitors report a link at its /report page; reports show up here.</EmptyState>}
       {rows && rows.length > 0 && (
         <ul className="link-list" aria-label="Reports">
           {rows.map((r) => {

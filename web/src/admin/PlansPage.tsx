@@ -3,7 +3,7 @@ import { api } from '../api/client'
 import type { Feature, Plan } from '../api/types'
 import { announce } from '../ui/announce'
 import { useAction, useLoad } from '../ui/hooks'
-import { Badge, EmptyState, ErrorNote, Field, Loading, Modal, PageHead } from '../ui/parts'
+import { AdminsOnly, Badge, ErrorNote, Field, Loading, Modal, PageHead } from '../ui/parts'
 import { useSession } from '../session'
 import { withLabels } from '../ui/field-labels'
 
@@ -46,7 +46,7 @@ export function PlansPage() {
   const { user } = useSession()
   const plans = useLoad(() => api.get<{ data: Plan[] }>('/api/plans'), [])
   const [editing, setEditing] = useState<Plan | 'new' | null>(null)
-  if (!user.admin) return <EmptyState title="Admins only">This page needs an account with admin privileges.</EmptyState>
+  if (!user.admin) return <AdminsOnly />
   return (
     <>
       <PageHead title="Plans">

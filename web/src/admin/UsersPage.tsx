@@ -1,11 +1,12 @@
-import { useState, type FormEvent } from 'react'
+import { useEffect, useId, useState, type FormEvent } from 'react'
 import { api, qs } from '../api/client'
 import type { Plan, User } from '../api/types'
 import { announce } from '../ui/announce'
 import { useConfirm } from '../ui/confirm'
 import { formatDate, localInputToApi } from '../ui/format'
 import { useAction, useLoad } from '../ui/hooks'
-import { Badge, CopyButton, EmptyState, ErrorNote, Field, Loading, Modal, PageHead } from '../ui/parts'
+import { AdminsOnly, Badge, CopyButton, EmptyState, ErrorNote, Field, Loading, Modal, PageHead, Pager } from '../ui/parts'
+import { oneOf, pageParam, textParam, useQueryState } from '../ui/query'
 import { useSession } from '../session'
 import { withLabels } from '../ui/field-labels'
 
@@ -24,12 +25,19 @@ const PLAN_LABELS = {
 }
 
 const PER_PAGE = 50
+/** The Show select's choices ('' is everyone), as the address's `filter`. */
+const FILTERS = ['', 'admin', 'pro', 'free'] as const
 
 export function UsersPage() {
   const { user: me } = useSession()
-  const [search, setSearch] = useState('')
-  const [query, setQuery] = useState({ search: '', filter: '', page: 1 })
-  const users = useLoad(() => api.get<{ data: User[] }>(`/api/users${qs({ search: query.search, filter: query.filter, limit: PER_PAGE, page: query.page })}`), [query])
+  // the search, filter and page live in the address (reload and Back keep them), cleaned to what the API takes
+  const { params, set } = useQueryState()
+  const query = { search: textParam(params.get('search'), 254), filter: oneOf(params.get('filter'), FILTERS, ''), page: pageParam(params.get('page')) }
+  // the box shows the applied search, also after Back or Forward
+  const [search, setSearch] = useState(query.search)
+  useEffect(() => setSearch(query.search), [query.search])
+  const users = useLoad(() => api.get<{ data: User[] }>(`/api/users${qs({ search: query.search, filter: query.filter, limit: PER_PAGE, page: query.page })}`), [JSON.stringify(query)])
+  const ssoLabel = useId()
   const plans = useLoad(() => api.get<{ data: Plan[] }>('/api/plans'), [])
   const [creating, setCreating] = useState(false)
   const [planFor, setPlanFor] = useState<User>()
@@ -38,7 +46,7 @@ export function UsersPage() {
   const confirm = useConfirm()
   const planName = (id: number | null) => plans.data?.data.find((p) => p.id === id)?.name ?? `#${id}`
 
-  if (!me.admin) return <EmptyState title="Admins only">This page needs an account with admin privileges.</EmptyState>
+  if (!me.admin) return <AdminsOnly />
 
   async function onDelete(u: User) {
     const yes = await confirm({ title: 'Delete this user?', message: <p><strong>{u.username}</strong> ({u.email}) and everything they own — links, QR codes, statistics — are deleted. This cannot be undone.</p>, confirm: 'Delete user' })
@@ -53,11 +61,11 @@ export function UsersPage() {
       <PageHead title="Users">
         <button type="button" onClick={() => setCreating(true)}>New user</button>
       </PageHead>
-      <form className="toolbar" role="search" onSubmit={(e) => (e.preventDefault(), setQuery({ ...query, search: search.trim(), page: 1 }))}>
+      <form className="toolbar" role="search" onSubmit={(e) => (e.preventDefault(), set({ search: search.trim() }))}>
         <Field label="Search by email" className="search">{(id) => <input id={id} type="search" value={search} onChange={(e) => setSearch(e.target.value)} />}</Field>
         <Field label="Show">
           {(id) => (
-            <select id={id} value={query.filter} onChange={(e) => setQuery({ ...query, filter: e.target.value, page: 1 })}>
+            <select id={id} value={query.filter} onChange={(e) => set({ search: search.trim(), filter: e.target.value })}>
               <option value="">Everyone</option>
               <option value="admin">Admins</option>
               <option value="pro">Paying</option>
@@ -115,13 +123,7 @@ export function UsersPage() {
           </table>
         </div>
       )}
-      {users.data && (
-        <div role="group" className="pager" aria-label="Pages of users">
-          <button type="button" className="secondary" disabled={query.page <= 1} onClick={() => setQuery({ ...query, page: query.page - 1 })}>Previous page</button>
-          <span>Page {query.page}</span>
-          <button type="button" className="secondary" disabled={users.data.data.length < PER_PAGE} onClick={() => setQuery({ ...query, page: query.page + 1 })}>Next page</button>
-        </div>
-      )}
+      {users.data && <UsersPager page={query.page} shown={users.data.data.length} onPage={(p) => set({ page: p })} />}
       <Modal title="New user" open={creating} onClose={() => setCreating(false)}>
         {creating && <UserForm plans={plans.data?.data ?? []} onDone={() => (setCreating(false), users.reload())} />}
       </Modal>
@@ -132,8 +134,10 @@ export function UsersPage() {
         {sso && (
           <>
             <p>This single-use link signs {sso.user.username} in without a password. It works once, within an hour.</p>
+            {/* a read-only text box: its visible label names it, and screen readers read its value */}
+            <p className="label" id={ssoLabel}>SSO URL</p>
             <p className="keybox">
-              <code aria-label="SSO URL">{sso.url}</code>
+              <code role="textbox" aria-readonly="true" aria-labelledby={ssoLabel} tabIndex={0}>{sso.url}</code>
               <CopyButton value={sso.url} label="Copy SSO URL" what="SSO URL copied" />
             </p>
           </>
@@ -141,6 +145,15 @@ export function UsersPage() {
       </Modal>
     </>
   )
+}
+
+/**
+ * GET /api/users tells no total: a full page means there may be another, and a page less than full
+ * is the last, so the total is known there (an empty page past the end knows only its number).
+ */
+function UsersPager({ page, shown, onPage }: { page: number; shown: number; onPage: (p: number) => void }) {
+  if (shown === PER_PAGE || (shown === 0 && page > 1)) return <Pager page={page} more={shown === PER_PAGE} noun="users" onPage={onPage} />
+  return <Pager page={page} maxPage={page} total={(page - 1) * PER_PAGE + shown} noun="users" onPage={onPage} />
 }
 
 function UserForm({ plans, onDone }: { plans: Plan[]; onDone: () => void }) {

@@ -36,24 +36,47 @@ function toSignIn() {
   window.location.assign(signInPath())
 }
 
+/**
+ * How long a request may take, its body included, before the page says Kurz cannot be reached
+ * (a server that accepts the connection and never answers would otherwise keep the page loading).
+ */
+export const REQUEST_TIMEOUT_MS = 30_000
+
+const UNREACHABLE = 'Kurz cannot be reached: check your connection and try again.'
+const TOO_SLOW = `Kurz cannot be reached: it did not answer within ${REQUEST_TIMEOUT_MS / 1000} seconds. Check your connection and try again.`
+
 export async function request<T>(method: Method, path: string, body?: unknown): Promise<T> {
-  let res: Response
+  // a page timer rather than AbortSignal.timeout: the page's clock, which a test can move on
+  const abort = new AbortController()
+  const timer = setTimeout(() => abort.abort(), REQUEST_TIMEOUT_MS)
   try {
-    res = await fetch(path, {
-      method,
-      credentials: 'same-origin',
-      headers: { 'x-csrf-token': csrfToken, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    })
-  } catch {
-    throw new ApiError(0, 'Kurz cannot be reached: check your connection and try again.')
+    let res: Response
+    try {
+      res = await fetch(path, {
+        method,
+        credentials: 'same-origin',
+        headers: { 'x-csrf-token': csrfToken, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: abort.signal,
+      })
+    } catch {
+      throw new ApiError(0, abort.signal.aborted ? TOO_SLOW : UNREACHABLE)
+    }
+    let json: any
+    try {
+      json = await res.json()
+    } catch {
+      if (abort.signal.aborted) throw new ApiError(0, TOO_SLOW)
+      throw new ApiError(res.status, `The server answered ${res.status} without a readable message. Try again in a moment.`)
+    }
+    return answer<T>(res, json)
+  } finally {
+    clearTimeout(timer)
   }
-  let json: any
-  try {
-    json = await res.json()
-  } catch {
-    throw new ApiError(res.status, `The server answered ${res.status} without a readable message. Try again in a moment.`)
-  }
+}
+
+/** The API's answer: its JSON, or its refusal as an ApiError (a 401 also goes to the sign-in form). */
+function answer<T>(res: Response, json: any): T {
   if (!res.ok || json?.error === 1 || json?.error === '1') {
     if (res.status === 401) toSignIn()
     throw new ApiError(res.status, typeof json?.message === 'string' ? json.message : `Request failed (${res.status}).`)

@@ -6,7 +6,7 @@ import { announce } from '../ui/announce'
 import { useConfirm } from '../ui/confirm'
 import { useAction, useLoad } from '../ui/hooks'
 import { LinkPicker } from '../ui/LinkPicker'
-import { Badge, CopyButton, EmptyState, ErrorNote, Field, Loading, Modal, PageHead } from '../ui/parts'
+import { Badge, CopyButton, EmptyState, ErrorNote, Field, Loading, Modal, MoreThanShown, PageHead } from '../ui/parts'
 import { withLabels } from '../ui/field-labels'
 
 /** The campaign form's labels by body name: an API message names its field by the latter. */
@@ -39,6 +39,7 @@ export function CampaignsPage() {
       </PageHead>
       <ErrorNote message={list.error ?? remove.error} onRetry={list.error ? list.reload : undefined} />
       {list.loading && !rows && <Loading />}
+      {rows && <MoreThanShown shown={rows.length} total={list.data!.data.result} noun="campaigns" />}
       {rows?.length === 0 && (
         <EmptyState title="No campaigns yet" action={<button type="button" onClick={() => setEditing('new')}>Create a campaign</button>}>
           Group links into a campaign, share its public list or a rotator that sends each visitor to the next link.
@@ -76,6 +77,7 @@ export function CampaignsPage() {
         {assigning && (
           <LinkPicker
             action="Assign" done="Assigned"
+            member={{ campaign: assigning.id }}
             onPick={(id, short) =>
               assign.run(async () => {
                 await api.post(`/api/campaign/${assigning.id}/assign/${id}`)

@@ -5,7 +5,7 @@ import type { Channel, ListOf } from '../api/types'
 import { announce } from '../ui/announce'
 import { useConfirm } from '../ui/confirm'
 import { useAction, useLoad } from '../ui/hooks'
-import { EmptyState, ErrorNote, Field, Loading, Modal, PageHead } from '../ui/parts'
+import { EmptyState, ErrorNote, Field, Loading, Modal, MoreThanShown, PageHead } from '../ui/parts'
 import { withLabels } from '../ui/field-labels'
 
 /** The channel form's labels by body name: an API message names its field by the latter. */
@@ -37,6 +37,7 @@ export function ChannelsPage() {
       </PageHead>
       <ErrorNote message={list.error ?? remove.error} onRetry={list.error ? list.reload : undefined} />
       {list.loading && !rows && <Loading />}
+      {rows && <MoreThanShown shown={rows.length} total={list.data!.data.result} noun="channels" />}
       {rows?.length === 0 && (
         <EmptyState title="No channels yet" action={<button type="button" onClick={() => setEditing('new')}>Create a channel</button>}>
           Channels are coloured folders for your links and QR codes.

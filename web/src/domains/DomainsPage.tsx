@@ -4,7 +4,7 @@ import type { Domain, ListOf } from '../api/types'
 import { announce } from '../ui/announce'
 import { useConfirm } from '../ui/confirm'
 import { useAction, useLoad } from '../ui/hooks'
-import { EmptyState, ErrorNote, Field, Loading, Modal, PageHead } from '../ui/parts'
+import { EmptyState, ErrorNote, Field, Loading, Modal, MoreThanShown, PageHead } from '../ui/parts'
 import { withLabels } from '../ui/field-labels'
 
 /** The domain form's labels by body name: an API message names its field by the latter. */
@@ -39,6 +39,7 @@ export function DomainsPage() {
       <p className="sub">Point the domain's DNS at this server first; then short links can live on it.</p>
       <ErrorNote message={list.error ?? remove.error} onRetry={list.error ? list.reload : undefined} />
       {list.loading && !rows && <Loading />}
+      {rows && <MoreThanShown shown={rows.length} total={list.data!.data.result} noun="domains" />}
       {rows?.length === 0 && (
         <EmptyState title="No branded domains yet" action={<button type="button" onClick={() => setEditing('new')}>Add a domain</button>}>
           Use your own domain for short links, such as go.example.com.

@@ -51,6 +51,8 @@ export function LinkForm(props: {
   const [device, setDevice] = useState<Row[]>(toRows(d?.device))
   const [language, setLanguage] = useState<Row[]>(toRows(d?.language))
   const [params, setParams] = useState<Row[]>((d?.parameters ?? []).map((p) => ({ key: p.name, link: p.value })))
+  // Targeting opens for a link with targets; removing the last row must not fold it under the focus
+  const [targeted] = useState(geo.length + device.length + language.length > 0)
   const [deepAuto, setDeepAuto] = useState(d?.deeplink?.auto ?? false)
   const [apple, setApple] = useState(d?.deeplink?.apple ?? '')
   const [google, setGoogle] = useState(d?.deeplink?.google ?? '')
@@ -304,7 +306,7 @@ export function LinkForm(props: {
         </div>
       </details>
 
-      <details className="section" open={geo.length + device.length + language.length > 0}>
+      <details className="section" open={targeted}>
         <summary>Targeting</summary>
         <div>
           <TargetRows {...list('geotarget')} rows={geo} onChange={setGeo} keyInput={countryInput} />

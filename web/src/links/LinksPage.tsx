@@ -1,5 +1,5 @@
 import { lazy, Suspense, useEffect, useRef, useState, type SyntheticEvent } from 'react'
-import { Link, useNavigate, useSearchParams } from 'react-router'
+import { Link, useNavigate } from 'react-router'
 import { api, qs } from '../api/client'
 import type { V1Link, V1List } from '../api/types'
 import { announce } from '../ui/announce'
@@ -8,6 +8,7 @@ import { formatDate, formatNumber } from '../ui/format'
 import { useAction, useLoad } from '../ui/hooks'
 import { CopyButton, EmptyState, ErrorNote, Field, Loading, Modal, PageHead, Pager } from '../ui/parts'
 import { DEFAULT_SEARCH_BY, SearchInSelect, searchBy } from '../ui/LinkPicker'
+import { idParam, oneOf, pageParam, textParam, useQueryState } from '../ui/query'
 import { BulkCreate } from './BulkCreate'
 import { LinkForm } from './LinkForm'
 import { useLinkOptions } from './options'
@@ -17,9 +18,11 @@ import { HealthNote, useLinkHealth } from './health'
 const LinkQr = lazy(() => import('./LinkQr').then((m) => ({ default: m.LinkQr })))
 
 const PER_PAGE = 20
+/** v1's sort values (the Sort by select offers each); the first is the default */
+const SORTS = ['desc', 'asc', 'max', 'min'] as const
 
 export function LinksPage() {
-  const [params, setParams] = useSearchParams()
+  const { params, set, clear } = useQueryState()
   const navigate = useNavigate()
   const confirm = useConfirm()
   const options = useLinkOptions()
@@ -32,28 +35,24 @@ export function LinksPage() {
   const create = useAction()
   const remove = useAction()
 
+  // every value as the API takes it: one typed into the address or left from an older version is
+  // its default (the select then shows what the list is), not a request refused at every Try again
   const q = {
-    search: params.get('search') ?? '',
+    search: textParam(params.get('search'), 255),
     by: searchBy(params.get('by')),
-    sort: params.get('sort') ?? 'desc',
-    domain: params.get('domain') ?? '',
-    space: params.get('channel') ?? '',
-    campaign: params.get('campaign') ?? '',
-    page: Number(params.get('page') ?? '1') || 1,
+    sort: oneOf(params.get('sort'), SORTS, 'desc'),
+    domain: idParam(params.get('domain')),
+    space: idParam(params.get('channel')),
+    campaign: idParam(params.get('campaign')),
+    page: pageParam(params.get('page')),
   }
   // the box shows the applied search, also after Back, Forward or "Clear search and filters"
   const [search, setSearch] = useState(q.search)
   useEffect(() => setSearch(q.search), [q.search])
   const list = useLoad(
     () => api.get<V1List>(`/api/v1/links${qs({ search: q.search, by: q.by, sort: q.sort, domain: q.domain, space: q.space, campaign: q.campaign, per_page: PER_PAGE, page: q.page })}`),
-    [params.toString()],
+    [JSON.stringify(q)],
   )
-  const set = (patch: Record<string, string>) => {
-    const next = new URLSearchParams(params)
-    for (const [k, v] of Object.entries(patch)) (v ? next.set(k, v) : next.delete(k))
-    if (!('page' in patch)) next.delete('page')
-    setParams(next)
-  }
   // a filter applies at once, with the words in the box as they are now: the list never shows the
   // last submitted words while the box says something else
   const filter = (patch: Record<string, string>) => set({ search: search.trim(), ...patch })
@@ -207,7 +206,7 @@ export function LinksPage() {
       {list.loading && !data && <Loading what="Loading your links" />}
       {data && data.data.length === 0 && (
         filtered ? (
-          <EmptyState title="No links match" action={<button type="button" className="secondary" onClick={() => (setSearch(''), setParams(new URLSearchParams()))}>Clear search and filters</button>}>
+          <EmptyState title="No links match" action={<button type="button" className="secondary" onClick={() => (setSearch(''), clear())}>Clear search and filters</button>}>
             Try other words or another filter.
           </EmptyState>
         ) : (
@@ -262,7 +261,7 @@ export function LinksPage() {
           ))}
         </ul>
       )}
-      {data && <Pager page={data.meta.current_page} maxPage={data.meta.last_page} total={data.meta.total} noun="links" onPage={(p) => set({ page: String(p) })} />}
+      {data && <Pager page={data.meta.current_page} maxPage={data.meta.last_page} total={data.meta.total} noun="links" onPage={(p, fix) => set({ page: p }, { replace: fix })} />}
 
       <Modal title="New link" open={creating} onClose={requestCloseNew} wide>
         {options.data ? (

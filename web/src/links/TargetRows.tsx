@@ -1,4 +1,5 @@
-import type { ReactNode } from 'react'
+import { useEffect, useRef, type ReactNode } from 'react'
+import { moveFocus } from '../ui/focus'
 import { Field } from '../ui/parts'
 
 export interface Row {
@@ -37,9 +38,31 @@ export function TargetRows(props: {
   refusedAll?: string
 }) {
   const set = (i: number, patch: Partial<Row>) => props.onChange(props.rows.map((r, j) => (j === i ? { ...r, ...patch } : r)))
+  const box = useRef<HTMLFieldSetElement>(null)
+  // where focus goes once the rows change: a removed row's button goes with it (focus would drop to
+  // <body>), and a new row is for typing in
+  const next = useRef<{ add: true } | { removed: number }>(undefined)
+  useEffect(() => {
+    const to = next.current
+    next.current = undefined
+    const rows = box.current?.querySelectorAll<HTMLElement>('.target-row')
+    if (!to || !rows) return
+    if ('add' in to) return void moveFocus(rows[rows.length - 1]?.querySelector<HTMLElement>('input, select, textarea'))
+    // the previous row's Remove, else the row that took the removed one's place, else Add
+    const row = rows[Math.max(0, to.removed - 1)]
+    moveFocus(row ? row.querySelector<HTMLElement>('button.remove') : box.current?.querySelector<HTMLElement>('button.add'))
+  }, [props.rows.length])
+  const add = () => {
+    next.current = { add: true }
+    props.onChange([...props.rows, { key: '', link: '' }])
+  }
+  const remove = (i: number) => {
+    next.current = { removed: i }
+    props.onChange(props.rows.filter((_, j) => j !== i))
+  }
   const refusal = (i: number, part: RefusedRow['part']) => (props.refused?.index === i && props.refused.part === part ? props.refused.refusal : undefined)
   return (
-    <fieldset aria-describedby={props.refusedAll} data-refused={props.refusedAll ? true : undefined}>
+    <fieldset ref={box} aria-describedby={props.refusedAll} data-refused={props.refusedAll ? true : undefined}>
       <legend>{props.legend}</legend>
       {props.hint && <p className="hint">{props.hint}</p>}
       {props.rows.map((row, i) => (
@@ -50,13 +73,13 @@ export function TargetRows(props: {
               <input id={id} {...refusal(i, 'link')} type={props.linkType ?? 'url'} value={row.link} onChange={(e) => set(i, { link: e.target.value })} placeholder={props.linkType === 'text' ? '' : 'https://'} />
             )}
           </Field>
-          <button type="button" className="secondary" onClick={() => props.onChange(props.rows.filter((_, j) => j !== i))} aria-label={`Remove ${props.rowNoun} row ${i + 1}`}>
+          <button type="button" className="secondary remove" onClick={() => remove(i)} aria-label={`Remove ${props.rowNoun} row ${i + 1}`}>
             Remove
           </button>
         </div>
       ))}
       <p>
-        <button type="button" className="secondary small" onClick={() => props.onChange([...props.rows, { key: '', link: '' }])}>
+        <button type="button" className="secondary small add" onClick={add}>
           {props.addLabel}
         </button>
       </p>

@@ -5,7 +5,7 @@ import type { ListOf, OverlayItem, SplashItem } from '../api/types'
 import { useConfirm } from '../ui/confirm'
 import { formatDate } from '../ui/format'
 import { useAction, useLoad } from '../ui/hooks'
-import { EmptyState, ErrorNote, Loading, Modal, PageHead } from '../ui/parts'
+import { EmptyState, ErrorNote, Loading, Modal, MoreThanShown, PageHead } from '../ui/parts'
 import { OverlayEditor, overlayKindName, SplashEditor } from './editors'
 import { Responses } from './Responses'
 
@@ -46,7 +46,8 @@ export function PagesPage() {
         <p className="sub">Shown before the visitor goes on, with your title, message, image and a countdown.</p>
         <ErrorNote message={splash.error} onRetry={splash.reload} />
         {splash.loading && !splash.data && <Loading />}
-        {splash.data?.data.splash.length === 0 && <EmptyState title="No splash pages yet" action={<button type="button" onClick={() => setEditing({ kind: 'splash' })}>Create a splash page</button>} />}
+        {splash.data && <MoreThanShown shown={splash.data.data.splash.length} total={splash.data.data.result} noun="splash pages" />}
+        {splash.data?.data.splash.length === 0 && <EmptyState level={3} title="No splash pages yet" action={<button type="button" onClick={() => setEditing({ kind: 'splash' })}>Create a splash page</button>} />}
         <ItemTable
           items={splash.data?.data.splash ?? []}
           onEdit={(it) => setEditing({ kind: 'splash', id: it.id })}
@@ -58,7 +59,8 @@ export function PagesPage() {
         <p className="sub">A message, contact form or poll shown over the destination page.</p>
         <ErrorNote message={overlays.error} onRetry={overlays.reload} />
         {overlays.loading && !overlays.data && <Loading />}
-        {overlays.data?.data.cta.length === 0 && <EmptyState title="No overlays yet" action={<button type="button" onClick={() => setEditing({ kind: 'overlay' })}>Create an overlay</button>} />}
+        {overlays.data && <MoreThanShown shown={overlays.data.data.cta.length} total={overlays.data.data.result} noun="overlays" />}
+        {overlays.data?.data.cta.length === 0 && <EmptyState level={3} title="No overlays yet" action={<button type="button" onClick={() => setEditing({ kind: 'overlay' })}>Create an overlay</button>} />}
         <ItemTable
           items={overlays.data?.data.cta ?? []}
           onEdit={(it) => setEditing({ kind: 'overlay', id: it.id })}

@@ -2,7 +2,7 @@ import { api } from '../api/client'
 import type { ListOf, OverlayItem } from '../api/types'
 import { formatDateTime } from '../ui/format'
 import { useLoad } from '../ui/hooks'
-import { EmptyState, ErrorNote, Loading } from '../ui/parts'
+import { EmptyState, ErrorNote, Loading, MoreThanShown } from '../ui/parts'
 
 type Response = { id: number; link: number | null; date: string } & Record<string, unknown>
 
@@ -17,7 +17,8 @@ export function Responses({ overlay }: { overlay: OverlayItem }) {
     <>
       <ErrorNote message={list.error} onRetry={list.reload} />
       {list.loading && !list.data && <Loading />}
-      {list.data && rows.length === 0 && <EmptyState title="No responses yet">They appear here when visitors answer the overlay.</EmptyState>}
+      {list.data && <MoreThanShown shown={rows.length} total={list.data.data.result} noun="responses" />}
+      {list.data && rows.length === 0 && <EmptyState level={3} title="No responses yet">They appear here when visitors answer the overlay.</EmptyState>}
       {tally.size > 0 && (
         <ul>
           {[...tally].map(([answer, n]) => (

@@ -5,7 +5,7 @@ import { announce } from '../ui/announce'
 import { useConfirm } from '../ui/confirm'
 import { formatDate } from '../ui/format'
 import { useAction, useLoad } from '../ui/hooks'
-import { EmptyState, ErrorNote, Field, Loading, Modal, PageHead } from '../ui/parts'
+import { EmptyState, ErrorNote, Field, Loading, Modal, MoreThanShown, PageHead } from '../ui/parts'
 import { withLabels } from '../ui/field-labels'
 
 /** The pixel form's labels by body name: an API message names its field by the latter. */
@@ -39,6 +39,7 @@ export function PixelsPage() {
       </PageHead>
       <ErrorNote message={list.error ?? remove.error} onRetry={list.error ? list.reload : undefined} />
       {list.loading && !rows && <Loading />}
+      {rows && <MoreThanShown shown={rows.length} total={list.data!.data.result} noun="pixels" />}
       {rows?.length === 0 && (
         <EmptyState title="No pixels yet" action={<button type="button" onClick={() => setEditing('new')}>Add a pixel</button>}>
           Retargeting pixels fire when someone opens a link they are attached to.

@@ -23,18 +23,25 @@ const ADMIN = [
   ['admin/blocklist', 'Blocklist'],
 ] as const
 
+/** The index route's path (it redirects), and what `shown` holds when the app started there. */
+const INDEX = '/'
+const FIRST_INDEX = 'first load at the index'
+
 export function Layout() {
   const { user } = useSession()
   const location = useLocation()
-  const shown = useRef(location.pathname)
+  const shown = useRef(location.pathname === INDEX ? FIRST_INDEX : location.pathname)
   const nav = useRef<HTMLElement>(null)
 
   // a route change moves focus to the new page's heading (not on the first page: a fresh load
   // starts at the top, skip link first). The heading shows a focus ring only when the visitor uses
-  // the keyboard: a click or a redirect draws none.
+  // the keyboard: a click or a redirect draws none. The index (/dashboard, where SSO and /login
+  // land) only redirects to the links: the page it lands on is the first page shown.
   useEffect(() => {
-    if (shown.current === location.pathname) return
+    if (location.pathname === INDEX) return
+    const from = shown.current
     shown.current = location.pathname
+    if (from === location.pathname || from === FIRST_INDEX) return
     requestAnimationFrame(focusPageTitle)
   }, [location.pathname])
 

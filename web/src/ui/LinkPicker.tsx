@@ -31,14 +31,30 @@ export function SearchInSelect({ value, onChange }: { value: SearchBy; onChange:
   )
 }
 
+const PER_PAGE = 10
+
 /**
  * Search your links, ten at a time, and show each as the page needs: `row` draws a found link's
- * contents (and its button). `error` is the page's own failure, shown where the search's would be.
+ * contents (and its button), told whether it is a `member`. `error` is the page's own failure, shown where the search's would be.
+ * `member`: the v1 filter that finds the links already in what they are picked for ({ campaign: 3 },
+ * { space: 5 }); the same search with it, ten again, holds every shown link that is a member (the
+ * filtered list is a part of the same list in the same order), so each row says whether it is one.
  */
-export function LinkSearch({ label, error, row }: { label?: string; error?: string; row: (link: V1Link) => ReactNode }) {
+export function LinkSearch({ label, error, row, member }: { label?: string; error?: string; row: (link: V1Link, member: boolean) => ReactNode; member?: Record<string, number> }) {
   const [search, setSearch] = useState('')
   const [by, setBy] = useState<SearchBy>(DEFAULT_SEARCH_BY)
-  const list = useLoad(() => api.get<V1List>(`/api/v1/links${qs({ search: search.trim(), by, per_page: 10 })}`), [search, by])
+  const query = { search: search.trim(), by, per_page: PER_PAGE }
+  const list = useLoad(
+    async () => {
+      const [all, members] = await Promise.all([
+        api.get<V1List>(`/api/v1/links${qs(query)}`),
+        member ? api.get<V1List>(`/api/v1/links${qs({ ...query, ...member })}`) : undefined,
+      ])
+      const ids = new Set(members?.data.map((l) => l.id))
+      return all.data.map((link) => ({ link, member: ids.has(link.id) }))
+    },
+    [search, by, JSON.stringify(member)],
+  )
   return (
     <div>
       <div className="row">
@@ -49,11 +65,11 @@ export function LinkSearch({ label, error, row }: { label?: string; error?: stri
       </div>
       <ErrorNote message={error ?? list.error} onRetry={list.error && !error ? list.reload : undefined} />
       {list.loading && !list.data && <Loading />}
-      {list.data?.data.length === 0 && <p className="sub">No link matches.</p>}
+      {list.data?.length === 0 && <p className="sub">No link matches.</p>}
       <ul className="link-list" aria-label={label}>
-        {list.data?.data.map((l) => (
-          <li key={l.id} className="link-item">
-            {row(l)}
+        {list.data?.map((found) => (
+          <li key={found.link.id} className="link-item">
+            {row(found.link, found.member)}
           </li>
         ))}
       </ul>
@@ -61,30 +77,38 @@ export function LinkSearch({ label, error, row }: { label?: string; error?: stri
   )
 }
 
-/** Search your links and act on one (assign to a campaign or channel); a link acted on says so. */
-export function LinkPicker({ action, done: doneLabel, onPick }: { action: string; done: string; onPick: (id: number, short: string) => Promise<boolean> }) {
+/**
+ * Search your links and act on one (assign to a campaign or channel). A link acted on, or already in
+ * it (`member`, as LinkSearch), says so; its button stays focusable (aria-disabled), so focus stays
+ * on it instead of dropping to <body>, and the page announces what it did.
+ */
+export function LinkPicker({ action, done: doneLabel, onPick, member }: { action: string; done: string; onPick: (id: number, short: string) => Promise<boolean>; member?: Record<string, number> }) {
   const [done, setDone] = useState<number[]>([])
   return (
     <LinkSearch
-      row={(l) => (
-        <>
-          <div>
-            <span className="short">{l.short_url}</span>
-            <span className="truncate sub">{l.url}</span>
-          </div>
-          <button
-            type="button"
-            className="secondary small"
-            disabled={done.includes(l.id)}
-            aria-label={done.includes(l.id) ? `${doneLabel}: ${l.short_url}` : `${action} ${l.short_url}`}
-            onClick={async () => {
-              if (await onPick(l.id, l.short_url)) setDone((d) => [...d, l.id])
-            }}
-          >
-            {done.includes(l.id) ? doneLabel : action}
-          </button>
-        </>
-      )}
+      member={member}
+      row={(l, already) => {
+        const isDone = already || done.includes(l.id)
+        return (
+          <>
+            <div>
+              <span className="short">{l.short_url}</span>
+              <span className="truncate sub">{l.url}</span>
+            </div>
+            <button
+              type="button"
+              className="secondary small"
+              aria-disabled={isDone || undefined}
+              aria-label={isDone ? `${doneLabel}: ${l.short_url}` : `${action} ${l.short_url}`}
+              onClick={async () => {
+                if (!isDone && (await onPick(l.id, l.short_url))) setDone((d) => [...d, l.id])
+              }}
+            >
+              {isDone ? doneLabel : action}
+            </button>
+          </>
+        )
+      }}
     />
   )
 }

@@ -23,3 +23,41 @@ export function moveFocus(el: HTMLElement | null | undefined): boolean {
 }
 
 export const focusPageTitle = () => moveFocus(document.getElementById('page-title'))
+
+/**
+ * The page's main action when what focus would return to is gone: its primary "New …" (or "Add …")
+ * button in the heading's actions, else the heading itself.
+ */
+export function focusPageStart() {
+  const main = document.querySelector<HTMLElement>('#main .page-actions button:not(.secondary):not(:disabled)')
+  if (!moveFocus(main)) focusPageTitle()
+}
+
+/**
+ * After a dialog closes, focus returns to the element that opened it. That element may be gone
+ * already (the dialog's save replaced it) or go soon after (an empty state's "Create your first
+ * link" replaced by the list once it reloads), which would drop focus on <body>: focus then moves
+ * to the page's main action. Focus the visitor moved meanwhile stays; a key or a click ends the watch.
+ */
+export function keepReturnFocus(target: Element | null) {
+  const dropped = () => !document.activeElement || document.activeElement === document.body
+  // a dialog the address opened (a reload) had nothing to return to
+  const gone = () => !target?.isConnected || target === document.body
+  if (gone()) {
+    if (dropped()) focusPageStart()
+    return
+  }
+  const watch = new MutationObserver(() => {
+    if (!gone()) return
+    stop()
+    if (dropped()) focusPageStart()
+  })
+  const timer = window.setTimeout(() => stop(), 30_000)
+  const stop = () => {
+    watch.disconnect()
+    window.clearTimeout(timer)
+    for (const type of ['keydown', 'pointerdown']) document.removeEventListener(type, stop, true)
+  }
+  for (const type of ['keydown', 'pointerdown']) document.addEventListener(type, stop, true)
+  watch.observe(document.body, { childList: true, subtree: true })
+}

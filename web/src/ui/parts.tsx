@@ -1,6 +1,6 @@
 import { useEffect, useId, useLayoutEffect, useRef, useState, type ReactNode } from 'react'
 import { announce } from './announce'
-import { moveFocus } from './focus'
+import { keepReturnFocus, moveFocus } from './focus'
 
 /** A labelled form field; the label text is the field's accessible name. */
 export function Field(props: { label: string; hint?: string; error?: string; children: (id: string, describedBy?: string) => ReactNode; className?: string }) {
@@ -19,9 +19,9 @@ export function Field(props: { label: string; hint?: string; error?: string; chi
   )
 }
 
-export function Loading({ what = 'Loading' }: { what?: string }) {
+export function Loading({ what = 'Loading', className = '' }: { what?: string; className?: string }) {
   return (
-    <p className="loading" role="status">
+    <p className={`loading ${className}`} role="status">
       <span className="spinner" aria-hidden="true" /> {what}…
     </p>
   )
@@ -103,10 +103,15 @@ export function LongText({ children, what, lines = 2, className = '' }: { childr
   )
 }
 
-export function EmptyState({ title, children, action }: { title: string; children?: ReactNode; action?: ReactNode }) {
+/**
+ * What a list says when it has nothing. Its heading nests under the one it is in: level 2 under the
+ * page's h1 (the default), 3 inside a section or a dialog titled with an h2.
+ */
+export function EmptyState({ title, children, action, level = 2 }: { title: string; children?: ReactNode; action?: ReactNode; level?: 2 | 3 }) {
+  const Heading = level === 3 ? 'h3' : 'h2'
   return (
     <div className="empty">
-      <h2>{title}</h2>
+      <Heading>{title}</Heading>
       {children && <p>{children}</p>}
       {action}
     </div>
@@ -148,27 +153,61 @@ export function CopyButton({ value, label = 'Copy', what = 'Copied', of }: { val
 /** "1 link", "2 links", "1 entry": `noun` is the plural. */
 const counted = (n: number, noun: string) => `${n.toLocaleString()} ${n !== 1 ? noun : noun.endsWith('ies') ? `${noun.slice(0, -3)}y` : noun.replace(/s$/, '')}`
 
-export function Pager(props: { page: number; maxPage: number; total: number; onPage: (p: number) => void; noun: string }) {
-  const { page, maxPage, total, onPage } = props
+/**
+ * A pager's button. One that runs out while it has focus (Next page onto the last page) stays
+ * focusable, marked aria-disabled, so focus stays on the pager instead of dropping to <body>; it
+ * is disabled as usual once focus leaves it.
+ */
+function PageButton({ off, onClick, children }: { off: boolean; onClick: () => void; children: ReactNode }) {
+  const [focused, setFocused] = useState(false)
+  return (
+    <button type="button" className="secondary" disabled={off && !focused} aria-disabled={off || undefined} onFocus={() => setFocused(true)} onBlur={() => setFocused(false)} onClick={() => !off && onClick()}>
+      {children}
+    </button>
+  )
+}
+
+/**
+ * Pages of a list. With the list's `total` (every paginated list of the API) it says "Page 2 of 5 ·
+ * 230 links"; a list that tells no total (GET /api/users) passes `more`, whether a full page came
+ * back, and the pager says "Page 2". `onPage`'s `correction` is the pager's own move off a page past
+ * the end (a page kept in the address replaces its history entry then).
+ */
+export function Pager(props: { page: number; onPage: (p: number, correction?: boolean) => void; noun: string } & ({ maxPage: number; total: number } | { more: boolean })) {
+  const { page, onPage } = props
+  const known = 'total' in props
+  const total = known ? props.total : 0
+  const maxPage = known ? props.maxPage : props.more ? page + 1 : page
   // deleting the last item of the last page leaves a page past the end: show the new last page instead
   useEffect(() => {
-    if (total > 0 && page > maxPage) onPage(maxPage)
-  }, [page, maxPage, total, onPage])
-  if (props.total === 0) return null
-  if (props.maxPage <= 1) return <p className="pager">{counted(props.total, props.noun)}</p>
+    if (known && total > 0 && page > maxPage) onPage(maxPage, true)
+  }, [known, page, maxPage, total, onPage])
+  if (known && total === 0) return null
+  if (maxPage <= 1) return known ? <p className="pager">{counted(total, props.noun)}</p> : null
   return (
     // a group, not a landmark: the dashboard's one navigation landmark is its menu (DECISIONS 10.1)
     <div role="group" className="pager" aria-label={`Pages of ${props.noun}`}>
-      <button type="button" className="secondary" disabled={props.page <= 1} onClick={() => props.onPage(props.page - 1)}>
+      <PageButton off={page <= 1} onClick={() => onPage(page - 1)}>
         Previous page
-      </button>
-      <span>
-        Page {props.page} of {props.maxPage} · {counted(props.total, props.noun)}
-      </span>
-      <button type="button" className="secondary" disabled={props.page >= props.maxPage} onClick={() => props.onPage(props.page + 1)}>
+      </PageButton>
+      <span>{known ? `Page ${page} of ${maxPage} · ${counted(total, props.noun)}` : `Page ${page}`}</span>
+      <PageButton off={page >= maxPage} onClick={() => onPage(page + 1)}>
         Next page
-      </button>
+      </PageButton>
     </div>
+  )
+}
+
+/**
+ * A list loaded whole in one request of the API's largest page (1,000) says when it holds more than
+ * that, rather than silently showing the first thousand.
+ */
+export function MoreThanShown({ shown, total, noun }: { shown: number; total: number; noun: string }) {
+  if (total <= shown) return null
+  return (
+    <p className="note">
+      Showing {shown.toLocaleString()} of {counted(total, noun)}.
+    </p>
   )
 }
 
@@ -196,18 +235,29 @@ function focusFirstField(d: HTMLDialogElement): () => void {
   return () => watch.disconnect()
 }
 
-/** A modal panel on the native <dialog>: focus moves in, Escape closes, focus returns after. */
+/**
+ * A modal panel on the native <dialog>: focus moves in, Escape closes, focus returns after: to what
+ * opened it, or to the page's main action when that is gone (focus.ts keepReturnFocus).
+ */
 export function Modal(props: { title: string; open: boolean; onClose: () => void; children: ReactNode; wide?: boolean }) {
   const ref = useRef<HTMLDialogElement>(null)
+  /** what had focus when the dialog opened (undefined: not open) */
+  const opener = useRef<Element | null | undefined>(undefined)
   const titleId = useId()
   useEffect(() => {
     const d = ref.current
     if (!d) return
     if (props.open && !d.open) {
+      opener.current = document.activeElement
       d.showModal()
       return focusFirstField(d)
     }
-    if (!props.open && d.open) d.close()
+    if (props.open) return
+    // closed by the page here (close() returns focus), or already by Escape
+    if (d.open) d.close()
+    if (opener.current === undefined) return
+    keepReturnFocus(opener.current)
+    opener.current = undefined
   }, [props.open])
   return (
     <dialog ref={ref} className={props.wide ? 'wide' : ''} aria-labelledby={titleId} onClose={props.onClose} onCancel={props.onClose}>
@@ -241,5 +291,15 @@ export function PageHead({ title, children }: { title: string; children?: ReactN
       </h1>
       {children && <div className="page-actions">{children}</div>}
     </div>
+  )
+}
+
+/** A page an account without admin privileges opened (its address typed or kept): a page of its own. */
+export function AdminsOnly() {
+  return (
+    <>
+      <PageHead title="Admins only" />
+      <p>This page needs an account with admin privileges.</p>
+    </>
   )
 }

@@ -5,8 +5,9 @@ import { announce } from '../ui/announce'
 import { useConfirm } from '../ui/confirm'
 import { formatDate, formatDateTime, parseApiDate } from '../ui/format'
 import { useAction, useLoad } from '../ui/hooks'
-import { Badge, CopyButton, EmptyState, ErrorNote, Field, Loading, Modal, PageHead, Pager } from '../ui/parts'
+import { Badge, CopyButton, EmptyState, ErrorNote, Field, Loading, Modal, MoreThanShown, PageHead, Pager } from '../ui/parts'
 import { withLabels } from '../ui/field-labels'
+import { idParam, pageParam, useQueryState } from '../ui/query'
 import { useApiPaths } from '../ui/routes-available'
 import { NotYet } from './NotYet'
 import type { presentDelivery, presentWebhook } from '../../../src/resources/webhooks/present.js'
@@ -42,10 +43,14 @@ export function WebhooksPage() {
 function WebhookList() {
   const list = useLoad(() => api.get<ListOf<'webhooks', Webhook>>('/api/webhooks?limit=1000'), [])
   const [editing, setEditing] = useState<Webhook | 'new' | null>(null)
-  const [deliveriesOf, setDeliveriesOf] = useState<Webhook>()
+  // the webhook whose deliveries are open, and their page, live in the address (?deliveries=3&page=2)
+  const { params, set } = useQueryState()
+  const deliveriesId = idParam(params.get('deliveries'))
   const remove = useAction()
   const confirm = useConfirm()
   const rows = list.data?.data.webhooks
+  const deliveriesOf = rows?.find((w) => String(w.id) === deliveriesId)
+  const setDeliveriesOf = (w?: Webhook) => set({ deliveries: w?.id ?? '' })
   async function onDelete(w: Webhook) {
     if (!(await confirm({ title: 'Delete this webhook?', message: <p>Kurz stops calling <strong className="wrap-anywhere">{w.url}</strong>.</p>, confirm: 'Delete webhook' }))) return
     if (await remove.run(() => api.del(`/api/webhook/${w.id}/delete`))) {
@@ -66,6 +71,7 @@ function WebhookList() {
       </div>
       <ErrorNote message={list.error ?? remove.error} onRetry={list.error ? list.reload : undefined} />
       {list.loading && !rows && <Loading />}
+      {rows && <MoreThanShown shown={rows.length} total={list.data!.data.result} noun="webhooks" />}
       {rows?.length === 0 && <EmptyState title="No webhooks yet">Add one to hear about new links and clicks as they happen.</EmptyState>}
       {rows?.map((w) => (
         <section className="card" key={w.id} aria-labelledby={`webhook-${w.id}`}>
@@ -91,7 +97,7 @@ function WebhookList() {
         </section>
       ))}
       <Modal title={`Deliveries to ${deliveriesOf?.url ?? ''}`} open={!!deliveriesOf} onClose={() => setDeliveriesOf(undefined)} wide>
-        {deliveriesOf && <Deliveries webhook={deliveriesOf} />}
+        {deliveriesOf && <Deliveries webhook={deliveriesOf} page={pageParam(params.get('page'))} onPage={(p, fix) => set({ page: p }, { replace: fix })} />}
       </Modal>
       <Modal title={editing === 'new' ? 'New webhook' : 'Edit webhook'} open={!!editing} onClose={() => setEditing(null)}>
         {editing && <WebhookForm webhook={editing === 'new' ? undefined : editing} onDone={() => (setEditing(null), list.reload())} onCancel={() => setEditing(null)} />}
@@ -165,8 +171,7 @@ function retryOf(d: Delivery): { label: string; done: string } {
  * sideways in its own box on a narrow screen (the box takes focus, so the keyboard scrolls it too);
  * a long error opens in full.
  */
-function Deliveries({ webhook }: { webhook: Webhook }) {
-  const [page, setPage] = useState(1)
+function Deliveries({ webhook, page, onPage }: { webhook: Webhook; page: number; onPage: (page: number, correction?: boolean) => void }) {
   const list = useLoad(() => api.get<ListOf<'deliveries', Delivery>>(`/api/webhook/${webhook.id}/deliveries${qs({ page, limit: DELIVERIES_PER_PAGE })}`), [webhook.id, page])
   const retry = useAction()
   const rows = list.data?.data.deliveries
@@ -180,7 +185,7 @@ function Deliveries({ webhook }: { webhook: Webhook }) {
     <>
       <ErrorNote message={list.error ?? retry.error} onRetry={list.error ? list.reload : undefined} />
       {list.loading && !rows && <Loading />}
-      {rows?.length === 0 && <EmptyState title="Nothing sent yet">Deliveries appear here once one of the chosen events happens.</EmptyState>}
+      {rows?.length === 0 && <EmptyState level={3} title="Nothing sent yet">Deliveries appear here once one of the chosen events happens.</EmptyState>}
       {/* the API refuses a retry while the webhook is disabled: say so rather than offer one */}
       {rows && rows.length > 0 && !webhook.enabled && <p className="note">This webhook is disabled, so nothing is sent: enable it to retry a delivery.</p>}
       {rows && rows.length > 0 && (
@@ -227,7 +232,7 @@ function Deliveries({ webhook }: { webhook: Webhook }) {
           </table>
         </div>
       )}
-      {list.data && <Pager page={list.data.data.currentpage} maxPage={list.data.data.maxpage} total={list.data.data.result} noun="deliveries" onPage={setPage} />}
+      {list.data && <Pager page={list.data.data.currentpage} maxPage={list.data.data.maxpage} total={list.data.data.result} noun="deliveries" onPage={onPage} />}
     </>
   )
 }
