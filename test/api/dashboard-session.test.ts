@@ -150,7 +150,7 @@ describe('dashboard session access to the JSON API', () => {
       expect(csp).toContain("default-src 'self'")
       expect(csp).toContain("script-src 'self';")
       expect(csp).not.toContain('unsafe-inline')
-      expect(res.body).toContain('<div id="root"></div>')
+      expect(res.body).toContain('<div id="root">')
       expect(res.body).not.toMatch(/<script(?![^>]*\bsrc=)/)
       const out = await call('GET', path, {})
       expect(out.statusCode).toBe(302)
