@@ -6,7 +6,7 @@ import type { Config } from '../config.js'
 import { createDb } from '../db/client.js'
 import { migrationStatus, runMigrations } from '../db/migrate.js'
 import { backupDataDir, restoreDataDir } from '../db/backup.js'
-import { assertDataDirFree } from '../lib/data-lock.js'
+import { assertDataDirFree, ensureDataDir } from '../lib/data-lock.js'
 
 export class OpsError extends Error {}
 
@@ -18,7 +18,10 @@ export const OPS_HELP = `  db:status               list the migrations the datab
                           included. PostgreSQL: use pg_dump / pg_restore`
 
 async function withDb<T>(config: Config, fn: (handle: Awaited<ReturnType<typeof createDb>>) => Promise<T>): Promise<T> {
-  if (config.db.kind === 'pglite') assertDataDirFree(config.dataDir)
+  if (config.db.kind === 'pglite') {
+    assertDataDirFree(config.dataDir)
+    ensureDataDir(config.dataDir) // db:migrate on a new DATA_DIR makes the database: private from the start
+  }
   const handle = await createDb(config.db)
   try {
     return await fn(handle)

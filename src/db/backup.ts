@@ -2,7 +2,7 @@ import { chmodSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, s
 import { join, resolve } from 'node:path'
 import { PGLITE_CONF } from './client.js'
 import { PgliteRemote } from './pglite-remote.js'
-import { lockDataDir } from '../lib/data-lock.js'
+import { ensureDataDir, lockDataDir } from '../lib/data-lock.js'
 
 /**
  * Backups of the embedded database: PGlite's own dump of its data directory, a gzipped tar. The
@@ -14,6 +14,7 @@ const holdsDatabase = (dir: string) => existsSync(join(dir, 'PG_VERSION'))
 export async function backupDataDir(dataDir: string, file: string): Promise<{ file: string; bytes: number }> {
   if (!holdsDatabase(dataDir)) throw new Error(`${dataDir} holds no embedded database (no PG_VERSION): nothing to back up.`)
   const target = resolve(file)
+  ensureDataDir(dataDir)
   const release = lockDataDir(dataDir)
   try {
     // the same worker-thread PGlite the server uses
@@ -38,6 +39,7 @@ export async function backupDataDir(dataDir: string, file: string): Promise<{ fi
 export async function restoreDataDir(dataDir: string, file: string): Promise<{ dataDir: string; restored: string }> {
   const source = resolve(file)
   if (!existsSync(source) || !statSync(source).isFile()) throw new Error(`No backup file at ${source}.`)
+  ensureDataDir(dataDir)
   const release = lockDataDir(dataDir)
   const pidFile = join(dataDir, 'server.pid')
   const ours = readFileSync(pidFile)

@@ -42,24 +42,22 @@ const code = (err: unknown) => (err as NodeJS.ErrnoException).code ?? (err as Er
  * already lets others in is left as the operator set it; the answer is a warning that says so.
  */
 export function ensureDataDir(dir: string): string | undefined {
-  const refuse = (why: string) => unusable(dir, why)
   process.umask(0o077)
-  if (existsSync(dir) && !statSync(dir).isDirectory()) throw refuse('is a file, not a directory')
+  if (existsSync(dir) && !statSync(dir).isDirectory()) throw unusable(dir, 'is a file, not a directory')
   try {
     mkdirSync(dir, { recursive: true })
     accessSync(dir, constants.W_OK)
   } catch (err) {
-    throw refuse(`cannot be used: ${code(err)}`)
+    throw unusable(dir, `cannot be used: ${code(err)}`)
   }
   const mode = statSync(dir).mode & 0o777
   if (mode & 0o077) return `DATA_DIR (${dir}) is open to other users of this machine (mode ${mode.toString(8)}) and holds the database and secret.key: chmod 700 ${dir}`
   return undefined
 }
 
-/** Claims DATA_DIR for this process; returns the release function. */
+/** Claims DATA_DIR, already made ready by ensureDataDir, for this process; returns the release function. */
 export function lockDataDir(dir: string): () => void {
   assertDataDirFree(dir)
-  ensureDataDir(dir)
   try {
     writeFileSync(pidFile(dir), `${process.pid}\n`)
   } catch (err) {

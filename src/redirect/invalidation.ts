@@ -39,6 +39,11 @@ export class InvalidationBus {
     return this.redis !== null && !this.listening
   }
 
+  /** Other instances' changes reach this one now: Redis is configured and subscribed. */
+  get heard(): boolean {
+    return this.listening
+  }
+
   /** Subscribes, resolving once subscribed, or once Redis fails to connect, or after at most 3 s. */
   async start(on: InvalidationHandlers): Promise<void> {
     if (!this.redis) return

@@ -25,6 +25,8 @@ describe('backup and restore of the embedded database', { timeout: 180_000 }, ()
     const before = await cli(['db:status'], env)
     expect(before.code).toBe(0)
     expect(before.json()).toMatchObject({ applied: [], pending: expect.arrayContaining(['0000_init']), legacyInit: false })
+    // the database these commands make is private from the start, as the server's is
+    expect(statSync(env.DATA_DIR).mode & 0o777).toBe(0o700)
     const migrated = await cli(['db:migrate'], env)
     expect(migrated.code).toBe(0)
     expect(migrated.json()).toEqual({ applied: before.json().pending, pending: [] })

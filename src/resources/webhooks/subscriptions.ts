@@ -33,7 +33,6 @@ export class WebhookSubscriptions {
   private failing = false
   private retryAt = 0
   private readonly bus: InvalidationBus
-  private readonly redis: boolean
 
   constructor(
     private readonly db: Db,
@@ -41,7 +40,6 @@ export class WebhookSubscriptions {
     private readonly log: FastifyBaseLogger,
   ) {
     this.bus = new InvalidationBus(redis, log, CHANNEL)
-    this.redis = redis !== null
   }
 
   async start(): Promise<void> {
@@ -89,7 +87,7 @@ export class WebhookSubscriptions {
   private refreshIfOld(): void {
     const now = Date.now()
     // a change announced while Redis is away is lost: reread as often as without Redis meanwhile
-    const ttl = this.redis && !this.bus.down ? BUS_TTL : LOCAL_TTL
+    const ttl = this.bus.heard ? BUS_TTL : LOCAL_TTL
     if (this.background || now - this.loadedAt < ttl || now < this.retryAt) return
     this.background = this.reread().finally(() => (this.background = null))
   }
