@@ -1,4 +1,7 @@
 import type { OpenAPIV3_1 } from 'openapi-types'
+import { DATABASE_RETRY_AFTER } from '../http/errors.js'
+import { BODY_SCHEMAS } from './bodies.js'
+import { ENVELOPE_SCHEMAS } from './envelopes.js'
 
 export const DESCRIPTION = `Kurz answers two interfaces with the same accounts, keys and links:
 
@@ -67,6 +70,9 @@ const answers = (description: string, schema: string, examples: Record<string, u
     },
   },
 })
+/** app.ts routerOptions.maxParamLength: the router refuses a longer parameter (http/errors.ts frameworkErrorHandler). */
+const MAX_PARAM_LENGTH = 2048
+const TOO_LONG = 'The path is too long: no id or alias is that long.'
 const MALFORMED = 'The path holds a malformed %-escape: encode a literal % as %25.'
 const v1 = (status: number, description: string, message: string) =>
   answer(`${status}: ${description}`, 'V1Error', { error: 1, message, status })
@@ -106,6 +112,8 @@ export const COMPONENTS = {
       { ...v1Status, errors: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } }, description: 'messages per field' } },
       ['status', 'errors'],
     ),
+    ...ENVELOPE_SCHEMAS,
+    ...BODY_SCHEMAS,
   } as Record<string, OpenAPIV3_1.SchemaObject>,
   responses: {
     BadRequest: answers('400: the input is not valid (a field, a query or path value), or the path holds a malformed %-escape', 'Error', {
@@ -145,6 +153,13 @@ export const COMPONENTS = {
     ReportRefused: page(400, 'no reason chosen, details too long or holding control characters: the form again, saying what to fix'),
     PageNotFound: page(404, 'no link has that alias (the not-found page)'),
     ReportsThrottled: page(429, 'more than 5 reports from this address in an hour'),
+    UriTooLong: management(414, `a path parameter is over ${MAX_PARAM_LENGTH} characters`, TOO_LONG),
+    V1UriTooLong: v1(414, `a path parameter is over ${MAX_PARAM_LENGTH} characters`, TOO_LONG),
+    DatabaseAway: page(
+      503,
+      `the database is not reachable and what the visit needs is not in this instance's cache: a page saying to try again shortly (Retry-After: ${DATABASE_RETRY_AFTER})`,
+      retryAfter,
+    ),
     V1RateLimited: v1(
       429,
       'rate budget spent (V1_RATE_LIMIT_MAX requests, 120 by default, per RATE_LIMIT_WINDOW seconds, 60 by default): retry after Retry-After seconds',

@@ -106,9 +106,11 @@ function successResponse(kind: Kind, notes: OperationNotes | undefined, method: 
       : kind === 'v1'
         ? 'Success: `error` is 0 ("0" on the list) and `status` repeats the HTTP status.'
         : 'Success.'
-  const media: OpenAPIV3_1.MediaTypeObject = schemaName ? { schema: { $ref: `#/components/schemas/${schemaName}` } } : {}
+  // a typed body where examples.ts gives one (envelopes.ts), else the bare envelope
+  const schema = notes?.schema ?? (schemaName ? { $ref: `#/components/schemas/${schemaName}` } : undefined)
+  const media: OpenAPIV3_1.MediaTypeObject = schema ? { schema } : {}
   if (notes?.example !== undefined) media.example = notes.example
-  return schemaName || notes?.example !== undefined ? { description, content: { 'application/json': media } } : { description }
+  return schema || notes?.example !== undefined ? { description, content: { 'application/json': media } } : { description }
 }
 
 function errorResponses(kind: Kind, method: string, op: Operation): Record<string, unknown> {
@@ -116,6 +118,8 @@ function errorResponses(kind: Kind, method: string, op: Operation): Record<strin
   const takesInput = Boolean(op.requestBody) || params.some((p) => p.in === 'query')
   // an id in the path, or a lookup by short URL, can name nothing of the caller's
   const findsOne = params.some((p) => p.in === 'path' || p.name === 'short')
+  // the router refuses a path parameter over maxParamLength before any handler (http/errors.ts)
+  const tooLong = params.some((p) => p.in === 'path')
   const writes = method === 'post' || method === 'put'
   // every body is capped (DECISIONS §2) and read only in the types the interface takes
   const hasBody = Boolean(op.requestBody)
@@ -128,6 +132,7 @@ function errorResponses(kind: Kind, method: string, op: Operation): Record<strin
       ...(findsOne ? { 404: ref('NotFound') } : {}),
       ...(writes ? { 409: ref('Conflict') } : {}),
       ...(hasBody ? { 413: ref('PayloadTooLarge'), 415: ref('UnsupportedMediaType') } : {}),
+      ...(tooLong ? { 414: ref('UriTooLong') } : {}),
       429: ref('RateLimited'),
     }
   }
@@ -138,6 +143,7 @@ function errorResponses(kind: Kind, method: string, op: Operation): Record<strin
       403: ref('V1Forbidden'),
       ...(findsOne ? { 404: ref('V1NotFound') } : {}),
       ...(hasBody ? { 413: ref('V1PayloadTooLarge'), 415: ref('V1UnsupportedMediaType') } : {}),
+      ...(tooLong ? { 414: ref('V1UriTooLong') } : {}),
       ...(takesInput ? { 422: ref('V1Invalid') } : {}),
       429: ref('V1RateLimited'),
     }

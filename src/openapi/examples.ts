@@ -2,6 +2,8 @@ import type { OpenAPIV3_1 } from 'openapi-types'
 import { CHANNEL_ITEM_TYPES, QR_TYPES, WEBHOOK_EVENTS } from '../db/schema/index.js'
 import { REPORT_REASONS } from '../resources/reports/page.js'
 import { v1Body } from './v1-form.js'
+import { INT, STRING, array, object, ref } from './body-types.js'
+import { MESSAGE, V1_DELETED, V1_LIST, done, list, plainList, singleLink, v1, withData } from './envelopes.js'
 
 /*
  * What the route schemas cannot say: a summary per known operation, the success answer of the
@@ -16,6 +18,8 @@ export interface OperationNotes {
   /** success status when it is not 200 */
   status?: number
   example?: unknown
+  /** the success body's schema (envelopes.ts over bodies.ts); the generic envelope when absent */
+  schema?: Record<string, unknown>
   /** query parameters the handler parses itself (not in its route schema) */
   query?: Record<string, Record<string, unknown>>
   /** a request body to show instead of the generated one */
@@ -67,17 +71,22 @@ const statusBody = (value: string, extra: Record<string, unknown> = {}) => ({ ty
 
 export const NOTES: Record<string, OperationNotes> = {
   'GET /api/account': {
+    schema: withData('Account'),
     summary: 'Your account',
     example: { error: 0, data: { id: 1, email: 'ada@example.com', username: 'ada', avatar: 'https://www.gravatar.com/avatar/…?d=identicon', status: 'pro', expires: null, registered: ts } },
   },
-  'PUT /api/account/update': { summary: 'Change your email or password', example: updated('Account') },
-  'GET /api/account/apikey': { summary: 'Your current API key', example: { error: 0, apikey: '…' } },
+  // its summary and description are in the route's own schema
+  'GET /api/account/stats': { schema: withData('AccountStats') },
+  'PUT /api/account/update': { schema: MESSAGE, summary: 'Change your email or password', example: updated('Account') },
+  'GET /api/account/apikey': { schema: done({ apikey: STRING }), summary: 'Your current API key', example: { error: 0, apikey: '…' } },
   'POST /api/account/apikey': {
+    schema: done({ message: STRING, apikey: STRING }),
     summary: 'Issue a new API key (the old one stops working)',
     example: { error: 0, message: 'A new API key has been issued; the previous key no longer works.', apikey: '…' },
   },
 
   'GET /api/urls': {
+    schema: { oneOf: [list('urls', 'LinkListItem'), singleLink('list')] },
     summary: 'Your links, or one link by its short URL',
     description: 'With `short`, every other parameter is ignored and the answer is the single link form of `GET /api/url/{id}`.',
     query: {
@@ -92,6 +101,7 @@ export const NOTES: Record<string, OperationNotes> = {
     },
   },
   'GET /api/url/{id}': {
+    schema: singleLink(),
     summary: 'One link with its statistics',
     example: {
       error: 0,
@@ -101,18 +111,19 @@ export const NOTES: Record<string, OperationNotes> = {
     },
   },
   'POST /api/url/add': {
+    schema: done({ id: INT, shorturl: STRING, short: STRING }),
     summary: 'Shorten a URL',
     requestExample: { url: 'https://example.com/spring-sale', custom: 'spring', status: 'public', geotarget: [{ location: 'Germany', link: 'https://example.de/fruehling' }] },
     example: { error: 0, id: 1, shorturl: short, short },
   },
-  'GET /api/url/{id}/stats': { summary: 'Clicks of a link over time, with range totals and top lists' },
-  'GET /api/urls/health': { summary: 'Health of the long URLs of several of your links, and whether each is quarantined' },
-  'POST /api/url/{id}/check': { summary: "Check a link's long URL now" },
-  'POST /api/url/{id}/resolve': { summary: 'What a visit by the visitor described would get (a dry run: nothing is recorded)' },
-  'DELETE /api/url/{id}/alias/{alias}': { summary: 'Release an earlier alias of a link: it stops leading to the link and is free again' },
-  'POST /api/url/{id}/release': { summary: "Lift a link's quarantine (any account's link)", tag: 'Admin: blocklist' },
-  'PUT /api/url/{id}/update': { summary: 'Change a link (fields not sent are kept)', example: { error: 0, id: 1, short } },
-  'DELETE /api/url/{id}/delete': { summary: 'Delete a link and its clicks', example: deleted('Link') },
+  'GET /api/url/{id}/stats': { schema: withData('StatsSeries'), summary: 'Clicks of a link over time, with range totals and top lists' },
+  'GET /api/urls/health': { schema: withData(object({ health: array(ref('LinkHealthItem')) })), summary: 'Health of the long URLs of several of your links, and whether each is quarantined' },
+  'POST /api/url/{id}/check': { schema: { allOf: [ref('LinkHealth'), withData('LinkHealth')] }, summary: "Check a link's long URL now" },
+  'POST /api/url/{id}/resolve': { schema: withData('Resolved'), summary: 'What a visit by the visitor described would get (a dry run: nothing is recorded)' },
+  'DELETE /api/url/{id}/alias/{alias}': { schema: MESSAGE, summary: 'Release an earlier alias of a link: it stops leading to the link and is free again' },
+  'POST /api/url/{id}/release': { schema: MESSAGE, summary: "Lift a link's quarantine (any account's link)", tag: 'Admin: blocklist' },
+  'PUT /api/url/{id}/update': { schema: done({ id: INT, short: STRING }), summary: 'Change a link (fields not sent are kept)', example: { error: 0, id: 1, short } },
+  'DELETE /api/url/{id}/delete': { schema: MESSAGE, summary: 'Delete a link and its clicks', example: deleted('Link') },
 
   'GET /api/urls/export': {
     summary: 'Your links as a CSV file',
@@ -127,6 +138,7 @@ export const NOTES: Record<string, OperationNotes> = {
     example: `date,country,referrer,browser,os,device,language,bot\r\n${ts},DE,news.example.org,Chrome,Windows,,de,0\r\n`,
   },
   'POST /api/urls/import': {
+    schema: done({ imported: INT, skipped: INT, errors: array(object({ line: { ...INT, description: '0 on the line counting the rows not listed' }, message: STRING })) }),
     summary: 'Create links from an export file (Kurz, Bitly, YOURLS, Shlink, Kutt)',
     description:
       'The file is the request body, up to 20 MiB (`npm run cli -- import` takes any size). Every row goes through the rules of `POST /api/url/add`; an alias already taken is skipped, never overwritten. `errors` lists refused and skipped rows by line.',
@@ -142,91 +154,97 @@ export const NOTES: Record<string, OperationNotes> = {
     example: { error: 0, imported: 2, skipped: 1, errors: [{ line: 4, message: 'custom: "handbook" is already taken on that domain; choose another alias. Skipped.' }] },
   },
 
-  'GET /api/domains': { summary: 'Your branded domains', example: { error: '0', data: { ...pageData, domains: [{ id: 1, domain: 'https://go.example.com', redirectroot: '', redirect404: '' }] } } },
-  'POST /api/domain/add': { summary: 'Add a branded domain', example: { error: 0, id: 1 } },
-  'PUT /api/domain/{id}/update': { summary: 'Change a branded domain' },
-  'DELETE /api/domain/{id}/delete': { summary: 'Delete a branded domain' },
+  'GET /api/domains': { schema: list('domains', 'Domain'), summary: 'Your branded domains', example: { error: '0', data: { ...pageData, domains: [{ id: 1, domain: 'https://go.example.com', redirectroot: '', redirect404: '' }] } } },
+  'POST /api/domain/add': { schema: done({ id: INT }), summary: 'Add a branded domain', example: { error: 0, id: 1 } },
+  'PUT /api/domain/{id}/update': { schema: MESSAGE, summary: 'Change a branded domain' },
+  'DELETE /api/domain/{id}/delete': { schema: MESSAGE, summary: 'Delete a branded domain' },
 
-  'GET /api/campaigns': { summary: 'Your campaigns' },
+  'GET /api/campaigns': { schema: list('campaigns', 'Campaign'), summary: 'Your campaigns' },
   'POST /api/campaign/add': {
+    schema: { allOf: [done(), ref('Campaign')] },
     summary: 'Create a campaign',
     example: { error: 0, id: 1, name: 'Spring', domain: 'Spring', public: true, rotator: 'https://sho.rt/r/spring-sale', list: 'https://sho.rt/u/ada/1' },
   },
-  'POST /api/campaign/{campaignid}/assign/{linkid}': { summary: 'Put a link in a campaign' },
-  'PUT /api/campaign/{id}/update': { summary: 'Change a campaign' },
-  'DELETE /api/campaign/{id}/delete': { summary: 'Delete a campaign' },
+  'POST /api/campaign/{campaignid}/assign/{linkid}': { schema: MESSAGE, summary: 'Put a link in a campaign' },
+  'PUT /api/campaign/{id}/update': { schema: { allOf: [done(), ref('Campaign')] }, summary: 'Change a campaign' },
+  'DELETE /api/campaign/{id}/delete': { schema: MESSAGE, summary: 'Delete a campaign' },
 
-  'GET /api/channels': { summary: 'Your channels' },
-  'GET /api/channel/{id}': { summary: 'The items of a channel' },
+  'GET /api/channels': { schema: list('channels', 'Channel'), summary: 'Your channels' },
+  'GET /api/channel/{id}': { schema: list('items', 'ChannelItem'), summary: 'The items of a channel' },
   'POST /api/channel/add': {
+    schema: { allOf: [done(), ref('Channel')] },
     summary: 'Create a channel',
     example: { error: 0, id: 1, name: 'Newsletter', description: '', color: '#2554c7', starred: false },
   },
   'POST /api/channel/{channelid}/assign/{type}/{itemid}': {
+    schema: MESSAGE,
     summary: 'Put a link, bio page or QR code in a channel',
     params: { type: { enum: [...CHANNEL_ITEM_TYPES], description: 'what `itemid` names' } },
   },
-  'PUT /api/channel/{id}/update': { summary: 'Change a channel' },
-  'DELETE /api/channel/{id}/delete': { summary: 'Delete a channel (its items are unassigned)' },
+  'PUT /api/channel/{id}/update': { schema: MESSAGE, summary: 'Change a channel' },
+  'DELETE /api/channel/{id}/delete': { schema: MESSAGE, summary: 'Delete a channel (its items are unassigned)' },
 
-  'GET /api/pixels': { summary: 'Your tracking pixels' },
-  'POST /api/pixel/add': { summary: 'Add a tracking pixel', example: { error: 0, id: 1 } },
-  'PUT /api/pixel/{id}/update': { summary: 'Change a tracking pixel' },
-  'DELETE /api/pixel/{id}/delete': { summary: 'Delete a tracking pixel' },
+  'GET /api/pixels': { schema: list('pixels', 'Pixel'), summary: 'Your tracking pixels' },
+  'POST /api/pixel/add': { schema: done({ id: INT }), summary: 'Add a tracking pixel', example: { error: 0, id: 1 } },
+  'PUT /api/pixel/{id}/update': { schema: MESSAGE, summary: 'Change a tracking pixel' },
+  'DELETE /api/pixel/{id}/delete': { schema: MESSAGE, summary: 'Delete a tracking pixel' },
 
   'GET /api/qr': {
+    schema: list('qrs', 'QrCode'),
     summary: 'Your QR codes',
     example: { error: '0', data: { ...pageData, qrs: [{ id: 1, link: 'https://sho.rt/qr/JsF7Vl', scans: 0, name: 'link 2030-01-15', date: ts }] } },
   },
-  'GET /api/qr/{id}': { summary: 'One QR code' },
-  'GET /api/qr/{id}/design': { summary: 'What a QR code was made from (type, data, colours, name), for an editor' },
-  'GET /api/qr/{id}/stats': { summary: 'Scans of a QR code over time, with range totals and top lists' },
+  'GET /api/qr/{id}': { schema: done({ details: ref('QrCode'), data: ref('QrStats') }), summary: 'One QR code' },
+  'GET /api/qr/{id}/design': { schema: withData('QrDesign'), summary: 'What a QR code was made from (type, data, colours, name), for an editor' },
+  'GET /api/qr/{id}/stats': { schema: withData('StatsSeries'), summary: 'Scans of a QR code over time, with range totals and top lists' },
   'POST /api/qr/add': {
+    schema: done({ id: INT, link: STRING }),
     summary: 'Create a QR code',
     fields: { type: qrType, data: qrData },
     requires: ['data'],
     example: { error: 0, id: 1, link: 'https://sho.rt/qr/JsF7Vl' },
   },
-  'PUT /api/qr/{id}/update': { summary: 'Change a QR code (data is sent again; the type may change)', fields: { type: qrType, data: qrData }, requires: ['data'] },
-  'DELETE /api/qr/{id}/delete': { summary: 'Delete a QR code' },
+  'PUT /api/qr/{id}/update': { schema: MESSAGE, summary: 'Change a QR code (data is sent again; the type may change)', fields: { type: qrType, data: qrData }, requires: ['data'] },
+  'DELETE /api/qr/{id}/delete': { schema: MESSAGE, summary: 'Delete a QR code' },
 
-  'GET /api/splash': { summary: 'Your splash pages' },
-  'GET /api/splash/{id}': { summary: 'One splash page' },
-  'POST /api/splash/add': { summary: 'Create a splash page' },
-  'PUT /api/splash/{id}/update': { summary: 'Change a splash page' },
-  'DELETE /api/splash/{id}/delete': { summary: 'Delete a splash page (its links become direct)' },
-  'GET /api/overlay': { summary: 'Your CTA overlays' },
-  'GET /api/overlay/{id}': { summary: 'One CTA overlay' },
-  'POST /api/overlay/add': { summary: 'Create a CTA overlay' },
-  'PUT /api/overlay/{id}/update': { summary: 'Change a CTA overlay' },
-  'DELETE /api/overlay/{id}/delete': { summary: 'Delete a CTA overlay and its responses (its links become direct)' },
-  'GET /api/overlay/{id}/responses': { summary: 'Contact-form submissions and poll votes of an overlay' },
+  'GET /api/splash': { schema: list('splash', 'SplashItem'), summary: 'Your splash pages' },
+  'GET /api/splash/{id}': { schema: withData('Splash'), summary: 'One splash page' },
+  'POST /api/splash/add': { schema: done({ id: INT }), summary: 'Create a splash page' },
+  'PUT /api/splash/{id}/update': { schema: MESSAGE, summary: 'Change a splash page' },
+  'DELETE /api/splash/{id}/delete': { schema: MESSAGE, summary: 'Delete a splash page (its links become direct)' },
+  'GET /api/overlay': { schema: list('cta', 'OverlayItem'), summary: 'Your CTA overlays' },
+  'GET /api/overlay/{id}': { schema: withData('Overlay'), summary: 'One CTA overlay' },
+  'POST /api/overlay/add': { schema: done({ id: INT }), summary: 'Create a CTA overlay' },
+  'PUT /api/overlay/{id}/update': { schema: MESSAGE, summary: 'Change a CTA overlay' },
+  'DELETE /api/overlay/{id}/delete': { schema: MESSAGE, summary: 'Delete a CTA overlay and its responses (its links become direct)' },
+  'GET /api/overlay/{id}/responses': { schema: list('responses', 'OverlayResponse'), summary: 'Contact-form submissions and poll votes of an overlay' },
 
-  'GET /api/webhooks': { summary: 'Your webhooks' },
-  'POST /api/webhook/add': { summary: 'Add a webhook: a receiver URL and the events it gets', fields: { events } },
-  'GET /api/webhook/{id}': { summary: 'One webhook, with its signing secret' },
-  'PUT /api/webhook/{id}/update': { summary: 'Change a webhook, enable it again or rotate its secret', fields: { events } },
-  'DELETE /api/webhook/{id}/delete': { summary: 'Delete a webhook and its deliveries' },
-  'GET /api/webhook/{id}/deliveries': { summary: 'What a webhook sent, newest first, with attempts and answers' },
-  'POST /api/webhook/{id}/deliveries/{deliveryId}/retry': { summary: 'Attempt a delivery again now' },
+  'GET /api/webhooks': { schema: list('webhooks', 'Webhook'), summary: 'Your webhooks' },
+  'POST /api/webhook/add': { schema: { allOf: [done(), ref('Webhook')] }, summary: 'Add a webhook: a receiver URL and the events it gets', fields: { events } },
+  'GET /api/webhook/{id}': { schema: withData('Webhook'), summary: 'One webhook, with its signing secret' },
+  'PUT /api/webhook/{id}/update': { schema: MESSAGE, summary: 'Change a webhook, enable it again or rotate its secret', fields: { events } },
+  'DELETE /api/webhook/{id}/delete': { schema: MESSAGE, summary: 'Delete a webhook and its deliveries' },
+  'GET /api/webhook/{id}/deliveries': { schema: list('deliveries', 'Delivery'), summary: 'What a webhook sent, newest first, with attempts and answers' },
+  'POST /api/webhook/{id}/deliveries/{deliveryId}/retry': { schema: MESSAGE, summary: 'Attempt a delivery again now' },
 
-  'GET /api/blocklist': { summary: 'Blocklist entries (admin)' },
-  'POST /api/blocklist/add': { summary: 'Add a domain or keyword to the blocklist; links that match are quarantined (admin)' },
-  'DELETE /api/blocklist/{id}/delete': { summary: 'Delete a blocklist entry; links it quarantined stay so until released (admin)' },
-  'GET /api/reports': { summary: 'Abuse reports from visitors (admin)' },
-  'DELETE /api/reports/{id}/delete': { summary: 'Dismiss an abuse report (admin)' },
+  'GET /api/blocklist': { schema: list('entries', 'BlocklistEntry'), summary: 'Blocklist entries (admin)' },
+  'POST /api/blocklist/add': { schema: done({ id: INT, data: ref('BlocklistEntry'), message: STRING }), summary: 'Add a domain or keyword to the blocklist; links that match are quarantined (admin)' },
+  'DELETE /api/blocklist/{id}/delete': { schema: MESSAGE, summary: 'Delete a blocklist entry; links it quarantined stay so until released (admin)' },
+  'GET /api/reports': { schema: list('reports', 'Report'), summary: 'Abuse reports from visitors (admin)' },
+  'DELETE /api/reports/{id}/delete': { schema: MESSAGE, summary: 'Dismiss an abuse report (admin)' },
 
-  'GET /api/plans': { summary: 'All plans (admin)' },
-  'POST /api/plan/add': { summary: 'Create a plan (admin)' },
-  'PUT /api/plan/{id}/update': { summary: 'Change a plan (admin)' },
-  'PUT /api/plan/{planid}/user/{userid}': { summary: "Change a user's plan (admin)" },
-  'GET /api/users': { summary: 'All users (admin)' },
-  'GET /api/user/{id}': { summary: 'One user with their API key (admin)' },
-  'POST /api/user/add': { summary: 'Create a user (admin)' },
-  'DELETE /api/user/{id}/delete': { summary: 'Delete a user (admin)', failures: { 400: 'UserDeleteRefused' } },
-  'GET /api/user/login/{id}': { summary: 'Single-use login URL for a user, valid 1 hour (admin)', example: { error: 0, url: 'https://sho.rt/sso/…' } },
+  'GET /api/plans': { schema: plainList('Plan'), summary: 'All plans (admin)' },
+  'POST /api/plan/add': { schema: done({ id: INT, data: ref('Plan') }), summary: 'Create a plan (admin)' },
+  'PUT /api/plan/{id}/update': { schema: done({ message: STRING, data: ref('Plan') }), summary: 'Change a plan (admin)' },
+  'PUT /api/plan/{planid}/user/{userid}': { schema: MESSAGE, summary: "Change a user's plan (admin)" },
+  'GET /api/users': { schema: plainList('User'), summary: 'All users (admin)' },
+  'GET /api/user/{id}': { schema: withData('User'), summary: 'One user with their API key (admin)' },
+  'POST /api/user/add': { schema: done({ message: STRING, data: object({ id: INT, email: STRING, username: STRING }) }), summary: 'Create a user (admin)' },
+  'DELETE /api/user/{id}/delete': { schema: MESSAGE, summary: 'Delete a user (admin)', failures: { 400: 'UserDeleteRefused' } },
+  'GET /api/user/login/{id}': { schema: done({ url: { ...STRING, description: 'the single-use login URL' } }), summary: 'Single-use login URL for a user, valid 1 hour (admin)', example: { error: 0, url: 'https://sho.rt/sso/…' } },
 
   'GET /api/v1/links': {
+    schema: V1_LIST,
     summary: 'Your links, filtered, sorted and paginated',
     example: {
       error: '0',
@@ -236,20 +254,23 @@ export const NOTES: Record<string, OperationNotes> = {
       status: 200,
     },
   },
-  'GET /api/v1/links/{id}': { summary: 'One link', example: { error: 0, data: v1Link, status: 200 } },
+  'GET /api/v1/links/{id}': { schema: v1(200), summary: 'One link', example: { error: 0, data: v1Link, status: 200 } },
   'POST /api/v1/links': {
+    schema: v1(201),
     summary: 'Create a link',
     status: 201,
     body: v1Body('create'),
     requestExample: { url: 'https://example.com/spring-sale', alias: 'spring', privacy: 0 },
     example: { error: 0, data: v1Link, status: 201 },
   },
-  'PUT /api/v1/links/{id}': { summary: 'Change a link (fields not sent are kept; no domain)', body: v1Body('update'), example: { error: 0, data: v1Link, status: 200 } },
+  'PUT /api/v1/links/{id}': { schema: v1(200), summary: 'Change a link (fields not sent are kept; no domain)', body: v1Body('update'), example: { error: 0, data: v1Link, status: 200 } },
   'DELETE /api/v1/links/{id}': {
+    schema: V1_DELETED,
     summary: 'Delete a link',
     example: { error: 0, id: 7, object: 'link', deleted: true, message: 'Link has been deleted.', status: 200 },
   },
   'DELETE /links/{id}/destroy': {
+    schema: V1_DELETED,
     summary: 'Delete a link (the v1 path without /api/v1)',
     example: { error: 0, id: 7, object: 'link', deleted: true, message: 'Link has been deleted.', status: 200 },
   },

@@ -27,7 +27,15 @@ const visitPage = "the link's splash, frame, overlay or pixel page, its password
 const notFound = ref('PageNotFound', '404: no link has that alias, or the link is disabled (the not-found page)')
 const expired = ref('LinkExpired')
 const quarantined = ref('LinkQuarantined')
-const passwordAnswers: Answers = { 401: ref('PasswordWrong'), 429: ref('PasswordsThrottled'), 503: ref('PasswordsBusy') }
+const passwordAnswers: Answers = {
+  401: ref('PasswordWrong'),
+  429: ref('PasswordsThrottled'),
+  // a form post can meet either 503: the argon2 queue full, or the database away
+  503: ref(
+    'PasswordsBusy',
+    '503: too many passwords are being checked right now (the form again, saying to retry), or the database is not reachable (a page saying to try again shortly); Retry-After either way',
+  ),
+}
 
 const image: Answers = {
   200: {
@@ -51,7 +59,9 @@ const passwordForm = (extra: Record<string, unknown> = {}) => ({
   },
 })
 
-export const PAGES: Record<string, { responses: Answers; body?: ReturnType<typeof passwordForm> }> = {
+type Page = { responses: Answers; body?: ReturnType<typeof passwordForm> }
+
+const LISTED: Record<string, Page> = {
   'GET /': {
     responses: { 200: html('the home page'), 302: ref('Redirect', "302: on a branded domain with a redirectroot, to it") },
   },
@@ -110,5 +120,10 @@ export const PAGES: Record<string, { responses: Answers; body?: ReturnType<typeo
   'POST /{alias}/report': { responses: { 200: html('thanks: the report is stored for the admins') } },
 }
 
+/** Every page reads the database for what its cache lacks: while the database is away, a 503 page (http/errors.ts). */
+const withOutage = (responses: Answers): Answers => ({ ...responses, 503: responses[503] ?? ref('DatabaseAway') })
+
+export const PAGES: Record<string, Page> = Object.fromEntries(Object.entries(LISTED).map(([key, page]) => [key, { ...page, responses: withOutage(page.responses) }]))
+
 /** A page route not listed above. */
-export const DEFAULT_PAGE: Answers = { 200: html('a page') }
+export const DEFAULT_PAGE: Answers = withOutage({ 200: html('a page') })
