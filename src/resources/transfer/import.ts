@@ -43,6 +43,8 @@ export interface ImportOptions {
   /** each row counts toward CREATE_LIMIT_PER_HOUR (the API's imports) */
   counted?: boolean
   onProgress?: (p: ImportProgress) => void
+  /** aborted when the client went away (the dashboard's Cancel): no chunk is started after it */
+  signal?: AbortSignal
 }
 
 /** The import's standing with the create limit, across its chunks. */
@@ -82,12 +84,13 @@ export async function importLinks(app: FastifyInstance, user: AuthUser, format: 
     await new Promise((r) => setImmediate(r))
   }
   for (const rec of readImport(format, file)) {
+    if (options.signal?.aborted) break
     rows++
     if (isReadError(rec)) refuse(rec.line, rec.message)
     else chunk.push(rec)
     if (chunk.length >= CHUNK) await flush()
   }
-  await flush()
+  if (!options.signal?.aborted) await flush()
   if (room.refusal) {
     // nothing tried before it: the create's own 429 (with Retry-After), and nothing was written
     if (result.imported === 0 && result.skipped === 0 && failed === 0) throw room.refusal

@@ -90,11 +90,18 @@ const transfer: FastifyPluginAsync = async (app) => {
   })
 
   // POST /api/urls/import?format=csv|bitly|yourls|shlink|kutt – the file as the body (text/csv or application/json)
-  r.post('/api/urls/import', { schema: { querystring: importQuery }, bodyLimit: IMPORT_BODY_LIMIT, errorHandler: importErrorHandler }, async (req) => {
+  r.post('/api/urls/import', { schema: { querystring: importQuery }, bodyLimit: IMPORT_BODY_LIMIT, errorHandler: importErrorHandler }, async (req, reply) => {
     const type = mediaType(req)
     if (type !== 'text/csv' && type !== 'application/json') throw unsupportedType(type)
     if (req.body === undefined || req.body === null || req.body === '') throw new ApiError(400, 'The file is empty: send it as the request body.')
-    const result = await importLinks(app, req.user, req.query.format, type === 'text/csv' ? { csv: req.body as string } : { json: req.body }, { counted: true })
+    // a client that goes away (the dashboard's Cancel) stops the import after the chunk being written
+    const gone = new AbortController()
+    reply.raw.once('close', () => {
+      if (!reply.raw.writableEnded) gone.abort()
+    })
+    const file = type === 'text/csv' ? { csv: req.body as string } : { json: req.body }
+    const result = await importLinks(app, req.user, req.query.format, file, { counted: true, signal: gone.signal })
+    if (gone.signal.aborted) req.log.info({ imported: result.imported, skipped: result.skipped }, 'import stopped: the client went away')
     return { error: 0, ...result }
   })
 }

@@ -99,12 +99,40 @@ export function qs(params: Record<string, string | number | undefined | null>): 
   return s ? `?${s}` : ''
 }
 
-/** For bodies that are not JSON (CSV exports and imports): the same headers, the Response as is. */
-export async function fetchRaw(method: Method, path: string, body?: Blob, type?: string): Promise<Response> {
-  const res = await fetch(path, { method, credentials: 'same-origin', headers: { 'x-csrf-token': csrfToken, ...(type ? { 'content-type': type } : {}) }, body })
+/**
+ * For bodies that are not JSON (CSV exports and imports): the same headers, the Response as is.
+ * No time bound of its own (a 20 MiB import may take minutes): `signal` is the page's Cancel. A
+ * request that cannot be sent is the same UNREACHABLE ApiError as `request`'s; a cancelled one
+ * rejects with fetch's own AbortError, which the page tells apart (`cancelled`).
+ */
+export async function fetchRaw(method: Method, path: string, body?: Blob, type?: string, signal?: AbortSignal): Promise<Response> {
+  let res: Response
+  try {
+    res = await fetch(path, { method, credentials: 'same-origin', headers: { 'x-csrf-token': csrfToken, ...(type ? { 'content-type': type } : {}) }, body, signal })
+  } catch (err) {
+    if (signal?.aborted) throw err
+    throw new ApiError(0, UNREACHABLE)
+  }
   if (!res.ok) {
     const json = await res.json().catch(() => ({}))
     throw new ApiError(res.status, typeof json.message === 'string' ? json.message : `Request failed (${res.status}).`)
   }
   return res
 }
+
+/**
+ * A fetchRaw answer's body (`res.blob()`, `res.json()`): a connection lost while it comes is the
+ * same UNREACHABLE, an answer that is not what it should be says so, the page's Cancel stays itself.
+ */
+export async function readBody<T>(res: Response, read: (res: Response) => Promise<T>, signal?: AbortSignal): Promise<T> {
+  try {
+    return await read(res)
+  } catch (err) {
+    if (cancelled(err, signal)) throw err
+    if (err instanceof SyntaxError) throw new ApiError(res.status, `The server answered ${res.status} without a readable message. Try again in a moment.`)
+    throw new ApiError(0, UNREACHABLE)
+  }
+}
+
+/** Whether `err` is the page's own Cancel (an aborted fetch or body read), not a failure to show. */
+export const cancelled = (err: unknown, signal?: AbortSignal) => !!signal?.aborted || (err instanceof DOMException && err.name === 'AbortError')

@@ -1,21 +1,18 @@
 import { useId, useLayoutEffect, useMemo, useRef, useState, type FormEvent } from 'react'
 import type { LinkDetails } from '../api/types'
-import { DEVICES } from '../api/types'
-import { COUNTRY_OPTIONS, apiToLocalInput, countryName, localInputToApi } from '../ui/format'
+import { apiToLocalInput, localInputToApi } from '../ui/format'
 import { ErrorNote, Field } from '../ui/parts'
 import type { LinkOptions } from './options'
 import { TargetRows, type Refusal, type Row } from './TargetRows'
 import { LABELS, LISTS, readRefusal, type ListName, type Sent } from './refusal'
 import { SocialCard } from './SocialCard'
+import { TargetingSection, type ListProps } from './TargetingSection'
 
 const toRows = (m: Record<string, string> | undefined): Row[] => Object.entries(m ?? {}).map(([key, link]) => ({ key, link }))
 const filled = (r: Row) => !!(r.key.trim() && r.link.trim())
 const fromRows = (rows: Row[], keyName: string) => rows.filter(filled).map((r) => ({ [keyName]: r.key.trim(), link: r.link.trim() }))
 /** The form row of each entry sent (blank rows are left out), to find the row an API message numbers. */
 const sentRows = (rows: Row[], keep: (r: Row) => boolean) => rows.flatMap((r, i) => (keep(r) ? [i] : []))
-
-const LANGUAGES = ['en', 'de', 'fr', 'es', 'it', 'pt', 'nl', 'pl', 'sv', 'da', 'fi', 'no', 'cs', 'tr', 'ru', 'uk', 'ar', 'he', 'hi', 'ja', 'ko', 'zh']
-const languageNames = new Intl.DisplayNames(['en'], { type: 'language' })
 
 /**
  * Create and edit form with every field of /api/url/add. It only gathers values: the API decides
@@ -153,38 +150,8 @@ export function LinkForm(props: {
     props.onSubmit(body)
   }
 
-  const countryInput = (id: string, value: string, set: (v: string) => void, _label: string, bad?: Refusal) => (
-    <select id={id} {...bad} value={value} onChange={(e) => set(e.target.value)}>
-      <option value="">Choose a country</option>
-      {/* a code saved before the list changed stays visible rather than silently becoming "Choose" */}
-      {value && !COUNTRY_OPTIONS.some((c) => c.code === value) && <option value={value}>{countryName(value)}</option>}
-      {COUNTRY_OPTIONS.map((c) => (
-        <option key={c.code} value={c.code}>
-          {c.name}
-        </option>
-      ))}
-    </select>
-  )
-  const deviceInput = (id: string, value: string, set: (v: string) => void, _label: string, bad?: Refusal) => (
-    <select id={id} {...bad} value={value} onChange={(e) => set(e.target.value)}>
-      <option value="">Choose a device</option>
-      {DEVICES.map((dv) => (
-        <option key={dv}>{dv}</option>
-      ))}
-    </select>
-  )
-  const languageInput = (id: string, value: string, set: (v: string) => void, _label: string, bad?: Refusal) => (
-    <select id={id} {...bad} value={value} onChange={(e) => set(e.target.value)}>
-      <option value="">Choose a language</option>
-      {LANGUAGES.map((l) => (
-        <option key={l} value={l}>
-          {languageNames.of(l)}
-        </option>
-      ))}
-    </select>
-  )
   const textInput = (id: string, value: string, set: (v: string) => void, _label: string, bad?: Refusal) => <input id={id} {...bad} value={value} onChange={(e) => set(e.target.value)} />
-  const list = (name: ListName) => ({ legend: LISTS[name].legend, keyLabel: LISTS[name].key, linkLabel: LISTS[name].link, addLabel: LISTS[name].add, rowNoun: LISTS[name].row, refused: refusedRow(name), refusedAll: refused?.field === name && !refused.row ? errorId : undefined })
+  const list = (name: ListName): ListProps => ({ legend: LISTS[name].legend, keyLabel: LISTS[name].key, linkLabel: LISTS[name].link, addLabel: LISTS[name].add, rowNoun: LISTS[name].row, refused: refusedRow(name), refusedAll: refused?.field === name && !refused.row ? errorId : undefined })
 
   return (
     <form onSubmit={submit} noValidate ref={form}>
@@ -306,14 +273,7 @@ export function LinkForm(props: {
         </div>
       </details>
 
-      <details className="section" open={targeted}>
-        <summary>Targeting</summary>
-        <div>
-          <TargetRows {...list('geotarget')} rows={geo} onChange={setGeo} keyInput={countryInput} />
-          <TargetRows {...list('devicetarget')} rows={device} onChange={setDevice} keyInput={deviceInput} />
-          <TargetRows {...list('languagetarget')} rows={language} onChange={setLanguage} keyInput={languageInput} />
-        </div>
-      </details>
+      <TargetingSection open={targeted} geo={geo} device={device} language={language} onGeo={setGeo} onDevice={setDevice} onLanguage={setLanguage} list={list} />
 
       <details className="section">
         <summary>Deep links and parameters</summary>

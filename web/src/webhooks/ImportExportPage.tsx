@@ -1,15 +1,16 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react'
-import { fetchRaw } from '../api/client'
+import { fetchRaw, readBody } from '../api/client'
 import { download } from '../qr/download'
 import { LABELS } from '../links/refusal'
 import { announce } from '../ui/announce'
 import { withLabels } from '../ui/field-labels'
 import { formatNumber } from '../ui/format'
-import { useAction } from '../ui/hooks'
 import { ErrorNote, Field, Loading, PageHead } from '../ui/parts'
 import { LinkSearch } from '../ui/LinkPicker'
 import { useApiPaths } from '../ui/routes-available'
+import { CancelNotice, Running, useCancellable } from './cancellable'
 import { NotYet } from './NotYet'
+import './webhooks.css'
 
 const FORMATS = [
   ['csv', 'Kurz CSV'],
@@ -22,23 +23,31 @@ const FORMATS = [
 // export and import go through fetch (the session's CSRF header), not plain links
 const send = fetchRaw
 
+/*
+ * What a Cancel leaves, said truly: an import is written a chunk of rows per transaction
+ * (src/resources/transfer/import.ts) and nothing is undone; the server stops after the chunk it is
+ * writing when the page goes away. An export cancelled saves no file.
+ */
+const IMPORT_CANCELLED = 'Import cancelled: rows Kurz had already imported stay, and it imports no more. Check your links before you import the file again.'
+const EXPORT_CANCELLED = 'Export cancelled: no file was saved.'
+
 export function ImportExportPage() {
   const paths = useApiPaths()
   const canExport = paths.data?.has('/api/urls/export')
   const canImport = paths.data?.has('/api/urls/import')
-  const exporting = useAction()
-  const importing = useAction()
+  const exporting = useCancellable(EXPORT_CANCELLED)
+  const importing = useCancellable(IMPORT_CANCELLED)
   const [format, setFormat] = useState('csv')
   const [file, setFile] = useState<File>()
   const [result, setResult] = useState<ImportResult>()
 
   async function onImport(e: FormEvent) {
     e.preventDefault()
-    if (!file) return
+    if (!file || importing.busy) return
     setResult(undefined)
-    await importing.run(async () => {
-      const res = await send('POST', `/api/urls/import?format=${format}`, file, file.name.endsWith('.json') ? 'application/json' : 'text/csv')
-      setResult(labelled(await res.json()))
+    await importing.run(async (signal) => {
+      const res = await send('POST', `/api/urls/import?format=${format}`, file, file.name.endsWith('.json') ? 'application/json' : 'text/csv', signal)
+      setResult(labelled(await readBody(res, (r) => r.json() as Promise<ImportResult>, signal)))
     })
   }
 
@@ -53,18 +62,23 @@ export function ImportExportPage() {
           <>
             <p className="sub">A CSV of every link with its clicks, campaign and channels.</p>
             <ErrorNote message={exporting.error} />
-            <button
-              type="button"
-              disabled={exporting.busy}
-              onClick={() =>
-                exporting.run(async () => {
-                  const blob = await (await send('GET', '/api/urls/export')).blob()
-                  download(URL.createObjectURL(blob), 'kurz-links.csv')
-                })
-              }
-            >
-              Download CSV
-            </button>
+            <CancelNotice t={exporting} />
+            <div className="row transfer">
+              <button
+                type="button"
+                ref={exporting.start}
+                aria-disabled={exporting.busy || undefined}
+                onClick={() =>
+                  exporting.run(async (signal) => {
+                    const blob = await readBody(await send('GET', '/api/urls/export', undefined, undefined, signal), (r) => r.blob(), signal)
+                    download(URL.createObjectURL(blob), 'kurz-links.csv')
+                  })
+                }
+              >
+                Download CSV
+              </button>
+              <Running what="Exporting" cancelLabel="Cancel export" t={exporting} />
+            </div>
           </>
         )}
       </section>
@@ -90,12 +104,16 @@ export function ImportExportPage() {
                   </select>
                 )}
               </Field>
-              <Field label="File">{(id) => <input id={id} type="file" accept=".csv,.json,text/csv,application/json" onChange={(e) => setFile(e.target.files?.[0])} />}</Field>
+              <Field label="File" className="file">{(id) => <input id={id} type="file" accept=".csv,.json,text/csv,application/json" onChange={(e) => setFile(e.target.files?.[0])} />}</Field>
             </div>
             <ErrorNote message={importing.error} />
-            <p>
-              <button type="submit" disabled={!file || importing.busy}>Import</button>
-            </p>
+            <CancelNotice t={importing} />
+            <div className="row transfer">
+              <button type="submit" ref={importing.start} disabled={!file} aria-disabled={importing.busy || undefined}>
+                Import
+              </button>
+              <Running what="Importing" cancelLabel="Cancel import" t={importing} />
+            </div>
             {result && <ImportOutcome result={result} />}
           </form>
         )}
@@ -187,7 +205,7 @@ function ClickExport() {
     setBusy((b) => [...b, id])
     setError(undefined)
     try {
-      const blob = await (await send('GET', `/api/url/${id}/clicks/export`)).blob()
+      const blob = await readBody(await send('GET', `/api/url/${id}/clicks/export`), (r) => r.blob())
       download(URL.createObjectURL(blob), `kurz-clicks-${file}.csv`)
       setDone((d) => (d.includes(id) ? d : [...d, id]))
       clearTimeout(timers.current.get(id))
