@@ -102,6 +102,16 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: cancel and network failure
     expect(await page.getByRole('button', { name: /^Cancel (import|export)$/ }).count()).toBe(0)
   })
 
+  it('a session that ended before an import goes to the sign-in form, coming back to Import/export after', async () => {
+    if (!transfers) return
+    const page = await importPage()
+    await page.route('**/api/urls/import*', (r) => r.fulfill({ status: 401, contentType: 'application/json', body: JSON.stringify({ error: 1, message: 'Sign in again.' }) }))
+    await chooseFile(page)
+    await page.getByRole('button', { name: 'Import', exact: true }).click()
+    await page.waitForURL((url) => url.pathname === '/login')
+    expect(new URL(page.url()).searchParams.get('next')).toBe('/dashboard/import-export')
+  })
+
   it("on a phone the import's File field takes a line of its own, wide enough for the file's name", async () => {
     if (!transfers) return
     const page = await importPage(PHONE)

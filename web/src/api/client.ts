@@ -114,6 +114,8 @@ export async function fetchRaw(method: Method, path: string, body?: Blob, type?:
     throw new ApiError(0, UNREACHABLE)
   }
   if (!res.ok) {
+    // a session that ended during an import or an export goes to the sign-in form, as `request` does
+    if (res.status === 401) toSignIn()
     const json = await res.json().catch(() => ({}))
     throw new ApiError(res.status, typeof json.message === 'string' ? json.message : `Request failed (${res.status}).`)
   }
