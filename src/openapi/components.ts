@@ -1,5 +1,5 @@
 import type { OpenAPIV3_1 } from 'openapi-types'
-import { DATABASE_RETRY_AFTER } from '../http/errors.js'
+import { DATABASE_RETRY_AFTER, DATABASE_UNAVAILABLE } from '../http/errors.js'
 import { BODY_SCHEMAS } from './bodies.js'
 import { ENVELOPE_SCHEMAS } from './envelopes.js'
 
@@ -160,6 +160,8 @@ export const COMPONENTS = {
       `the database is not reachable and what the visit needs is not in this instance's cache: a page saying to try again shortly (Retry-After: ${DATABASE_RETRY_AFTER})`,
       retryAfter,
     ),
+    DatabaseUnavailable: { ...management(503, `the database is not reachable: retry after Retry-After seconds (${DATABASE_RETRY_AFTER})`, DATABASE_UNAVAILABLE), headers: retryAfter },
+    V1DatabaseUnavailable: { ...v1(503, `the database is not reachable: retry after Retry-After seconds (${DATABASE_RETRY_AFTER})`, DATABASE_UNAVAILABLE), headers: retryAfter },
     V1RateLimited: v1(
       429,
       'rate budget spent (V1_RATE_LIMIT_MAX requests, 120 by default, per RATE_LIMIT_WINDOW seconds, 60 by default): retry after Retry-After seconds',

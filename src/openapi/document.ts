@@ -134,6 +134,8 @@ function errorResponses(kind: Kind, method: string, op: Operation): Record<strin
       ...(hasBody ? { 413: ref('PayloadTooLarge'), 415: ref('UnsupportedMediaType') } : {}),
       ...(tooLong ? { 414: ref('UriTooLong') } : {}),
       429: ref('RateLimited'),
+      // every operation reads the database, the key's own lookup first
+      503: ref('DatabaseUnavailable'),
     }
   }
   if (kind === 'v1') {
@@ -146,6 +148,7 @@ function errorResponses(kind: Kind, method: string, op: Operation): Record<strin
       ...(tooLong ? { 414: ref('V1UriTooLong') } : {}),
       ...(takesInput ? { 422: ref('V1Invalid') } : {}),
       429: ref('V1RateLimited'),
+      503: ref('V1DatabaseUnavailable'),
     }
   }
   return {}

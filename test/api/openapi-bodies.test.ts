@@ -405,11 +405,27 @@ describe('OpenAPI success bodies against the real answers', () => {
     let closed: Promise<void> | undefined
     gone.handle.close = () => (closed ??= closeOnce())
     await gone.handle.close()
+    const responses = doc.components!.responses as Record<string, OpenAPIV3_1.ResponseObject>
     try {
       const res = await visit(gone, '/not-cached-anywhere')
       expect(res.statusCode).toBe(503)
       expect(res.headers['content-type']).toMatch(/^text\/html/)
       expect(res.headers['retry-after']).toBeDefined()
+      // and the interfaces' JSON 503, as documented on each of their operations
+      for (const [name, op, url] of [
+        ['DatabaseUnavailable', 'GET /api/urls', '/api/urls'],
+        ['V1DatabaseUnavailable', 'GET /api/v1/links', '/api/v1/links'],
+      ]) {
+        const [method, path] = op.split(' ')
+        expect(doc.paths![path]![method.toLowerCase() as 'get']!.responses['503'], op).toEqual({ $ref: `#/components/responses/${name}` })
+        const api = await gone.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${'k'.repeat(40)}` } })
+        expect(api.statusCode, op).toBe(503)
+        expect(Number(api.headers['retry-after']), op).toBeGreaterThan(0)
+        expect(responses[name].headers?.['Retry-After'], op).toBeDefined()
+        const media = responses[name].content!['application/json']
+        expect(api.json(), op).toEqual(media.example)
+        expect(v.check(media.schema, api.json()), op).toBeNull()
+      }
     } finally {
       await gone.close()
     }
