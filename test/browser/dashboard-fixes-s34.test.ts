@@ -112,6 +112,27 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: cancel and network failure
     expect(new URL(page.url()).searchParams.get('next')).toBe('/dashboard/import-export')
   })
 
+  it('a link search typed letter by letter asks the server once the typing pauses, not once per letter', async () => {
+    await user.api.post('/api/url/add', { url: 'https://example.com/settle', custom: 's34-settle' })
+    await user.api.post('/api/campaign/add', { name: 'Settle' })
+    const page = await s.signIn(user, { viewport: WIDE })
+    await page.goto(`${s.origin}/dashboard/campaigns`)
+    const searches: string[] = []
+    page.on('request', (r) => {
+      const url = new URL(r.url())
+      if (url.pathname === '/api/v1/links' && url.searchParams.get('search')) searches.push(url.searchParams.get('search')!)
+    })
+    await page.getByRole('button', { name: 'Assign links to Settle' }).click()
+    const box = page.getByRole('dialog').getByLabel('Find a link')
+    const answered = page.waitForResponse((r) => new URL(r.url()).searchParams.get('search') === 's34-settle')
+    await box.pressSequentially('s34-settle', { delay: 30 })
+    await answered
+    await page.waitForTimeout(600) // any later search would have gone by now
+    // the whole word, with and without the campaign filter: two requests, not two per letter
+    expect(new Set(searches)).toEqual(new Set(['s34-settle']))
+    expect(searches.length).toBeLessThanOrEqual(2)
+  })
+
   it("on a phone the import's File field takes a line of its own, wide enough for the file's name", async () => {
     if (!transfers) return
     const page = await importPage(PHONE)

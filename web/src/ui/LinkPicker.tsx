@@ -1,7 +1,7 @@
 import { useState, type ReactNode } from 'react'
 import { api, qs } from '../api/client'
 import type { V1Link, V1List } from '../api/types'
-import { useLoad } from './hooks'
+import { useLoad, useSettled } from './hooks'
 import { ErrorNote, Field, Loading } from './parts'
 
 /**
@@ -32,6 +32,7 @@ export function SearchInSelect({ value, onChange }: { value: SearchBy; onChange:
 }
 
 const PER_PAGE = 10
+const SETTLE_MS = 250
 
 /**
  * Search your links, ten at a time, and show each as the page needs: `row` draws a found link's
@@ -43,7 +44,9 @@ const PER_PAGE = 10
 export function LinkSearch({ label, error, row, member }: { label?: string; error?: string; row: (link: V1Link, member: boolean) => ReactNode; member?: Record<string, number> }) {
   const [search, setSearch] = useState('')
   const [by, setBy] = useState<SearchBy>(DEFAULT_SEARCH_BY)
-  const query = { search: search.trim(), by, per_page: PER_PAGE }
+  // each search counts its matches on the server: ask once the typing pauses, not per letter
+  const words = useSettled(search.trim(), SETTLE_MS)
+  const query = { search: words, by, per_page: PER_PAGE }
   const list = useLoad(
     async () => {
       const [all, members] = await Promise.all([
@@ -53,7 +56,7 @@ export function LinkSearch({ label, error, row, member }: { label?: string; erro
       const ids = new Set(members?.data.map((l) => l.id))
       return all.data.map((link) => ({ link, member: ids.has(link.id) }))
     },
-    [search, by, JSON.stringify(member)],
+    [words, by, JSON.stringify(member)],
   )
   return (
     <div>

@@ -28,6 +28,16 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
   return { ...state, reload }
 }
 
+/** `value` once it has stayed the same for `ms`: a search typed letter by letter asks the server once. */
+export function useSettled<T>(value: T, ms: number): T {
+  const [settled, setSettled] = useState(value)
+  useEffect(() => {
+    const timer = window.setTimeout(() => setSettled(value), ms)
+    return () => window.clearTimeout(timer)
+  }, [value, ms])
+  return settled
+}
+
 /** A submit handler that tracks busy/error and shows the API's message when it refuses. */
 export function useAction() {
   const [busy, setBusy] = useState(false)
