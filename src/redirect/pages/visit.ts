@@ -263,12 +263,12 @@ main.kurz-view{height:100%;max-width:none;margin:0;padding:0;border-radius:0;bac
       frameSrc: src ? [src] : [],
       body: html`<main class="kurz-view"><h1 class="kurz-sr">${shown ?? 'Short link'}</h1>
 <a class="kurz-direct" id="destination" href="${v.dest}" target="_top" rel="noreferrer">Open ${hostOf(v.dest)} directly</a>
-${src ? html`<iframe class="kurz-frame" src="${v.dest}" title="${title}"></iframe>` : ''}</main>
+${src ? html`<iframe class="kurz-frame" src="${v.dest}" title="${title}"></iframe>` : ''}
 <input type="checkbox" id="kurz-close" aria-label="Close">
 <aside class="kurz-overlay" style="${`${position};background:${bg};color:${fg}`}">
 <label class="kurz-x" for="kurz-close" title="Close">×</label>
 ${intro}${content}
-</aside>`.value,
+</aside></main>`.value,
     }),
   )
 }
