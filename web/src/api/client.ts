@@ -45,6 +45,8 @@ export const REQUEST_TIMEOUT_MS = 30_000
 const UNREACHABLE = 'Kurz cannot be reached: check your connection and try again.'
 const TOO_SLOW = `Kurz cannot be reached: it did not answer within ${REQUEST_TIMEOUT_MS / 1000} seconds. Check your connection and try again.`
 
+const unreadable = (status: number) => new ApiError(status, `The server answered ${status} without a readable message. Try again in a moment.`)
+
 export async function request<T>(method: Method, path: string, body?: unknown): Promise<T> {
   // a page timer rather than AbortSignal.timeout: the page's clock, which a test can move on
   const abort = new AbortController()
@@ -67,7 +69,7 @@ export async function request<T>(method: Method, path: string, body?: unknown): 
       json = await res.json()
     } catch {
       if (abort.signal.aborted) throw new ApiError(0, TOO_SLOW)
-      throw new ApiError(res.status, `The server answered ${res.status} without a readable message. Try again in a moment.`)
+      throw unreadable(res.status)
     }
     return answer<T>(res, json)
   } finally {
@@ -113,12 +115,8 @@ export async function fetchRaw(method: Method, path: string, body?: Blob, type?:
     if (signal?.aborted) throw err
     throw new ApiError(0, UNREACHABLE)
   }
-  if (!res.ok) {
-    // a session that ended during an import or an export goes to the sign-in form, as `request` does
-    if (res.status === 401) toSignIn()
-    const json = await res.json().catch(() => ({}))
-    throw new ApiError(res.status, typeof json.message === 'string' ? json.message : `Request failed (${res.status}).`)
-  }
+  // a refusal is read as `request` reads one (`answer`: its message, and a 401 goes to the sign-in form)
+  if (!res.ok) answer(res, await res.json().catch(() => ({})))
   return res
 }
 
@@ -131,7 +129,7 @@ export async function readBody<T>(res: Response, read: (res: Response) => Promis
     return await read(res)
   } catch (err) {
     if (cancelled(err, signal)) throw err
-    if (err instanceof SyntaxError) throw new ApiError(res.status, `The server answered ${res.status} without a readable message. Try again in a moment.`)
+    if (err instanceof SyntaxError) throw unreadable(res.status)
     throw new ApiError(0, UNREACHABLE)
   }
 }
