@@ -17,6 +17,7 @@ import { authenticate } from './http/auth.js'
 import { registerRateLimit } from './http/rate-limit.js'
 import { refuseNulInQuery } from './http/nul-bytes.js'
 import openapi from './openapi/index.js'
+import { connectionCap, limitConnections, openFileLimit } from './http/connections.js'
 import metrics from './metrics.js'
 import { registerCors } from './http/cors.js'
 import { seedPlans } from './resources/admin/plans.js'
@@ -150,6 +151,8 @@ export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promis
     clientErrorHandler,
     childLoggerFactory: (logger, bindings, opts) => (opts.level ? logger.child(bindings, opts) : (new LazyChildLogger(logger as RootLogger, bindings) as unknown as FastifyBaseLogger)),
   })
+
+  limitConnections(app, connectionCap(config.maxConnections, openFileLimit()))
 
   const handle = deps.db ?? (await createDb(config.db))
   await runMigrations(handle)

@@ -107,6 +107,13 @@ const env = z.object({
   REDIS_URL: optionalString.pipe(z.string().regex(/^rediss?:\/\//i, 'REDIS_URL must be a redis:// or rediss:// URL').optional()),
   TRUST_PROXY: trustProxyEnv.default(false),
   CORS_ORIGINS: corsOriginsEnv.default([]),
+  // open connections at once; unset: the open-file limit less a reserve for Kurz's own files (http/connections.ts)
+  MAX_CONNECTIONS: z
+    .string()
+    .trim()
+    .refine((v) => /^\d+$/.test(v) && Number(v) >= 1 && Number.isSafeInteger(Number(v)), 'MAX_CONNECTIONS must be a whole number of connections from 1 up')
+    .transform(Number)
+    .optional(),
   REDIRECT_STATUS: z.coerce
     .number()
     .pipe(z.union([z.literal(301), z.literal(302), z.literal(307), z.literal(308)], { message: 'REDIRECT_STATUS must be 301, 302, 307 or 308' }))
@@ -172,6 +179,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     trustProxy: e.TRUST_PROXY,
     /** browser origins allowed to call /api (CORS); empty: none */
     corsOrigins: e.CORS_ORIGINS,
+    /** open connections at once (undefined: derived from the open-file limit) */
+    maxConnections: e.MAX_CONNECTIONS,
     /** status of a direct redirect; links the redirect cache holds */
     redirect: { status: e.REDIRECT_STATUS as 301 | 302 | 307 | 308, cacheSize: e.REDIRECT_CACHE_SIZE },
     logLevel: e.LOG_LEVEL,

@@ -77,9 +77,11 @@ function metrics(app: FastifyInstance) {
       for (const [source, n] of Object.entries(recorder().bySource)) this.inc({ source }, n)
     },
   })
+  counter('kurz_connections_refused_total', 'Connections closed on arrival because MAX_CONNECTIONS were open', () => app.connections.dropped)
+  gauge('kurz_connections_max', 'The cap on open connections (MAX_CONNECTIONS, or derived from the open-file limit); 0: no cap', () => app.connections.cap ?? 0)
   counter('kurz_clicks_recorded_total', 'Clicks taken by the click pipeline', () => recorder().stats().recorded)
   counter('kurz_clicks_spooled_total', 'Clicks appended to the crash-safe spool before their answer', () => recorder().spoolStats().spooled)
-  counter('kurz_clicks_unspooled_total', 'Clicks the spool could not take (disk full): kept in memory only', () => recorder().spoolStats().unspooled)
+  counter('kurz_clicks_unspooled_total', 'Clicks the spool could not take (disk full, no file descriptor left): kept in memory only', () => recorder().spoolStats().unspooled)
   counter('kurz_clicks_written_total', 'Clicks written to the database', () => recorder().stats().written)
   counter('kurz_clicks_discarded_total', 'Clicks of links or QR codes deleted before their batch was written', () => recorder().stats().discarded)
   counter('kurz_clicks_dropped_total', 'Clicks lost: memory and disk both full, or a batch the database kept refusing', () => recorder().stats().dropped)

@@ -343,7 +343,7 @@ export class ClickRecorder {
     const now = Date.now()
     if (now - this.lastSpoolErrorLog < 10_000) return
     this.lastSpoolErrorLog = now
-    this.opts.log.error({ err: (err as Error)?.message, unspooled: this.opts.spool?.stats().failed }, 'click spool write failed (disk full?): clicks kept in memory only')
+    this.opts.log.error({ err: (err as Error)?.message, unspooled: this.opts.spool?.stats().failed }, 'click spool write failed (disk full, or out of file descriptors: see MAX_CONNECTIONS): clicks kept in memory only')
   }
 
   private take(batch: BufferedHit[]) {
