@@ -234,6 +234,18 @@ describe.skipIf(!hasChromium)('axe-core on every page', { timeout: 240_000 }, ()
       ['/channels', /^Delete /, 'Confirm delete'],
     ]
     for (const [path, button, name] of dialogs) await checkDialog(page, path, button, `/dashboard${path} dialog "${name}"`)
+    // the Links list's bulk bar with a link selected, and its two dialogs (links/BulkActions.tsx)
+    for (const button of ['', 'Add to campaign…', 'Add to channel…']) {
+      await openRoute(page, '/links')
+      await page.getByRole('checkbox', { name: /^Select http/ }).first().check()
+      const bar = page.getByRole('region', { name: 'Selected links' })
+      await bar.waitFor()
+      if (button) {
+        await bar.getByRole('button', { name: button }).click()
+        await page.getByRole('dialog').getByRole('combobox').waitFor()
+      }
+      await everyVariant(page, `/dashboard/links ${button ? `dialog "${button}"` : 'bulk bar'}`)
+    }
   })
 
   it('the dashboard as an admin: users, plans, blocklist and reports', async () => {

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type FormEvent } from 'react'
+import { useEffect, useLayoutEffect, useRef, useState, type FormEvent } from 'react'
 import { Link } from 'react-router'
 import { api, ApiError } from '../api/client'
 import type { V1Link } from '../api/types'
@@ -92,6 +92,8 @@ export function BulkActions({ selection: sel, links, options, onDone }: { select
   const [report, setReport] = useState<Report>()
   const all = useRef<HTMLInputElement>(null)
   const bar = useRef<HTMLDivElement>(null)
+  const reportBox = useRef<HTMLDivElement>(null)
+  const focusNext = useRef<'report' | 'all' | 'title'>(undefined)
   // a run ends with the page it runs on (another page opened, the session gone)
   const alive = useRef(true)
   useEffect(() => {
@@ -135,14 +137,22 @@ export function BulkActions({ selection: sel, links, options, onDone }: { select
     const summary = keep.length === 0 ? `${counted(batch.length)} ${job.done}.` : `${ok.toLocaleString()} of ${counted(batch.length)} ${job.done}.`
     if (failed.length || stopped) setReport({ summary, failed, stopped })
     announce(keep.length === 0 ? summary : `${summary} ${failed.length ? `${counted(failed.length)} failed` : 'It stopped'}: see the list above your links.`)
-    // focus in the bar, which goes with the selection, stays on the list
-    if (keep.length === 0 && bar.current?.contains(document.activeElement)) {
-      if (job.removes && ok === links.length) focusPageTitle()
-      else moveFocus(all.current)
+    // focus in the bar, which goes with the selection, stays on the list; refusals get it on their
+    // list, which says which and why (moved once the run's disabled checkboxes are enabled again)
+    if (bar.current?.contains(document.activeElement) || document.activeElement === document.body) {
+      focusNext.current = keep.length > 0 ? 'report' : job.removes && ok === links.length ? 'title' : 'all'
     }
     sel.only(keep)
     onDone()
   }
+
+  // before the page's own watchers see focus dropped with the bar (confirm.tsx, focus.ts)
+  useLayoutEffect(() => {
+    if (!focusNext.current || sel.busy) return
+    const where = focusNext.current
+    focusNext.current = undefined
+    if (where === 'title' || !moveFocus(where === 'report' ? reportBox.current : all.current)) focusPageTitle()
+  })
 
   async function onDelete() {
     if (sel.busy) return
@@ -169,7 +179,7 @@ export function BulkActions({ selection: sel, links, options, onDone }: { select
   return (
     <>
       {report && (
-        <div className="bulk-report" role="group" aria-label="Bulk action result">
+        <div className="bulk-report" role="group" aria-label="Bulk action result" tabIndex={-1} ref={reportBox}>
           <p>
             <strong>{report.summary}</strong>
             {report.failed.length > 0 && ` ${report.failed.length === 1 ? 'This one' : 'These'} failed; links still in the list stay selected:`}
@@ -184,19 +194,21 @@ export function BulkActions({ selection: sel, links, options, onDone }: { select
             </ul>
           )}
           {report.stopped && <p>It stopped there: {report.stopped} The links not done yet stay selected.</p>}
-          <button type="button" className="secondary small" onClick={() => setReport(undefined)}>
+          <button type="button" className="secondary small" onClick={() => (setReport(undefined), moveFocus(all.current) || focusPageTitle())}>
             Dismiss
           </button>
         </div>
       )}
       {links.length > 0 && (
-        <div className={`bulk-head${count > 0 ? ' active' : ''}`}>
-          <label className="check bulk-all">
+        // the bar is the list's head row with links selected: one box, so the checkbox keeps its
+        // place (and focus) as the bar comes and goes
+        <div className={`bulk-head${count > 0 ? ' active' : ''}`} ref={bar} {...(count > 0 ? { role: 'region', 'aria-label': 'Selected links', 'aria-busy': sel.busy } : {})}>
+          <label className="check">
             <input ref={all} type="checkbox" checked={everything} disabled={sel.busy} onChange={(e) => sel.only(e.target.checked ? links.map((l) => l.id) : [])} />
             Select all on this page
           </label>
           {count > 0 && (
-            <div className="bulk-bar" role="region" aria-label="Selected links" aria-busy={sel.busy} ref={bar}>
+            <>
               <p className="bulk-count" aria-live="polite">
                 {progress ? (
                   <>
@@ -220,7 +232,7 @@ export function BulkActions({ selection: sel, links, options, onDone }: { select
                   Clear selection
                 </button>
               </div>
-            </div>
+            </>
           )}
         </div>
       )}

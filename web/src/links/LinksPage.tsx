@@ -9,6 +9,7 @@ import { useAction, useLoad } from '../ui/hooks'
 import { CopyButton, EmptyState, ErrorNote, Field, Loading, Modal, PageHead, Pager } from '../ui/parts'
 import { DEFAULT_SEARCH_BY, SearchInSelect, searchBy } from '../ui/LinkPicker'
 import { idParam, oneOf, pageParam, textParam, useQueryState } from '../ui/query'
+import { BulkActions, RowCheck, useSelection } from './BulkActions'
 import { BulkCreate } from './BulkCreate'
 import { LinkForm } from './LinkForm'
 import { useLinkOptions } from './options'
@@ -110,6 +111,7 @@ export function LinksPage() {
   const filtered = !!(q.search || q.domain || q.space || q.campaign)
   const data = list.data
   const health = useLinkHealth(data?.data.map((l) => l.id) ?? [])
+  const picked = useSelection(JSON.stringify(q), data?.data.map((l) => l.id) ?? [])
   return (
     <>
       <PageHead title="Links">
@@ -204,6 +206,7 @@ export function LinksPage() {
       <ErrorNote message={remove.error} />
       <ErrorNote message={list.error} onRetry={list.reload} />
       {list.loading && !data && <Loading what="Loading your links" />}
+      {data && <BulkActions selection={picked} links={data.data} options={options.data} onDone={list.reload} />}
       {data && data.data.length === 0 && (
         filtered ? (
           <EmptyState title="No links match" action={<button type="button" className="secondary" onClick={() => (setSearch(''), clear())}>Clear search and filters</button>}>
@@ -218,7 +221,8 @@ export function LinksPage() {
       {data && data.data.length > 0 && (
         <ul className="link-list" aria-label="Your links" aria-busy={list.loading}>
           {data.data.map((link) => (
-            <li key={link.id} className="link-item">
+            <li key={link.id} className="link-item pickable">
+              <RowCheck selection={picked} link={link} />
               <div>
                 <Link className="short" to={`/links/${link.id}`}>
                   {link.short_url}
