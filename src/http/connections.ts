@@ -8,7 +8,8 @@ import type { FastifyInstance } from 'fastify'
  * holding connections open (slowly sent headers, thousands of idle keep-alives) use them all: the
  * spool cannot open its next file (EMFILE), so answered clicks sit in memory only, and the database
  * cannot open a file either. Past the cap Node closes each new connection as it arrives (the
- * server's 'drop' event); the connections already open, and Kurz's own files, go on working.
+ * server's 'drop' event); the connections already open, and Kurz's own files, go on working, and
+ * idle keep-alive connections are closed so that the next new ones fit.
  */
 
 /** Descriptors kept for Kurz itself: at most this many, and at most a quarter of the limit. */
@@ -39,6 +40,8 @@ export interface ConnectionCounts {
 
 /** How often, at most, a refused connection is logged: a flood would otherwise be a flood of lines. */
 const LOG_EVERY_MS = 60_000
+/** How often, at most, idle keep-alive connections are closed to make room (each pass walks every connection). */
+const SHED_EVERY_MS = 1_000
 
 /** Puts the cap on the app's server and counts what it refuses (app.connections). */
 export function limitConnections(app: FastifyInstance, cap: number | null): void {
@@ -47,11 +50,18 @@ export function limitConnections(app: FastifyInstance, cap: number | null): void
   if (cap === null) return
   app.server.maxConnections = cap
   let loggedAt = 0
+  let shedAt = 0
   let unlogged = 0
   app.server.on('drop', () => {
     counts.dropped++
     unlogged++
     const now = Date.now()
+    // idle keep-alive connections give way first: their clients reconnect on their next request,
+    // while a connection in the middle of a request (a slow client's among them) is left alone
+    if (now - shedAt >= SHED_EVERY_MS) {
+      shedAt = now
+      app.server.closeIdleConnections()
+    }
     if (now - loggedAt < LOG_EVERY_MS) return
     app.log.warn({ refused: unlogged, cap }, 'connections refused: the cap on open connections (MAX_CONNECTIONS) is reached')
     loggedAt = now

@@ -63,6 +63,38 @@ describe('the cap on open connections', () => {
     expect(await answer).toBe('200')
     await eventually(async () => (await request()) === '200', 'a new connection answered once one closed')
   })
+
+  it('at the cap, idle keep-alive connections are closed to make room; one in the middle of a request is not', async () => {
+    for (const s of held.splice(0)) s.destroy()
+    await eventually(async () => (await new Promise<number>((n) => t.app.server.getConnections((_e, c) => n(c)))) === 0, 'no connection open')
+    await new Promise((r) => setTimeout(r, 1100)) // past the last pass's 1 s
+    const slow = await slowClient()
+    held.push(slow)
+    // two clients keep their connections after a whole request (HTTP/1.1 keep-alive)
+    const idle = await Promise.all(
+      [0, 1].map(
+        () =>
+          new Promise<Socket>((ready, fail) => {
+            const s = connect(port, '127.0.0.1', () => s.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n'))
+            s.once('data', () => ready(s))
+            s.on('error', fail)
+            held.push(s)
+          }),
+      ),
+    )
+    const closed = idle.map((s) => new Promise<void>((r) => s.once('close', () => r())))
+    const refused = await metric('kurz_connections_refused_total')
+
+    // a fourth is refused, and the two idle ones are closed; the next one is served
+    expect(await request()).toMatch(/closed without an answer|ECONNRESET/)
+    await Promise.all(closed)
+    expect(await metric('kurz_connections_refused_total')).toBe(refused + 1)
+    expect(await request()).toBe('200')
+    // the slow client's request was left alone: it is still answered when it ends
+    const answer = new Promise<string>((done) => slow.once('data', (c) => done(c.toString().split(' ')[1])))
+    slow.write('Connection: close\r\n\r\n')
+    expect(await answer).toBe('200')
+  })
 })
 
 describe('what the cap is by default', () => {
