@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react'
-import { fetchRaw, readBody } from '../api/client'
+import { cancelled, fetchRaw, readBody } from '../api/client'
 import { download } from '../qr/download'
 import { LABELS } from '../links/refusal'
 import { announce } from '../ui/announce'
@@ -190,22 +190,33 @@ function LineList({ items }: { items: { line: number; message: string }[] }) {
 /**
  * One link's clicks as CSV: search, then a button per link whose visible label names the link. A
  * button stays usable after its download (the same file may be wanted again, later, with newer
- * clicks); a short "Downloaded" beside it confirms each one.
+ * clicks); a short "Downloaded" beside it confirms each one. A link with a million clicks takes a
+ * while: a download running has its own Cancel, and leaving the page stops it.
  */
 function ClickExport() {
   const [busy, setBusy] = useState<number[]>([])
   const [done, setDone] = useState<number[]>([])
   const [error, setError] = useState<string>()
   const timers = useRef(new Map<number, ReturnType<typeof setTimeout>>())
-  useEffect(() => () => timers.current.forEach(clearTimeout), [])
+  const running = useRef(new Map<number, AbortController>())
+  const starts = useRef(new Map<number, HTMLButtonElement>())
+  useEffect(
+    () => () => {
+      timers.current.forEach(clearTimeout)
+      running.current.forEach((c) => c.abort())
+    },
+    [],
+  )
 
   async function downloadClicks(id: number, name: string, file: string) {
     // not disabled while it runs: a disabled button would drop the keyboard focus
     if (busy.includes(id)) return
+    const control = new AbortController()
+    running.current.set(id, control)
     setBusy((b) => [...b, id])
     setError(undefined)
     try {
-      const blob = await readBody(await send('GET', `/api/url/${id}/clicks/export`), (r) => r.blob())
+      const blob = await readBody(await send('GET', `/api/url/${id}/clicks/export`, undefined, undefined, control.signal), (r) => r.blob(), control.signal)
       download(URL.createObjectURL(blob), `kurz-clicks-${file}.csv`)
       setDone((d) => (d.includes(id) ? d : [...d, id]))
       clearTimeout(timers.current.get(id))
@@ -215,8 +226,12 @@ function ClickExport() {
       )
       announce(`Clicks of ${name} downloaded.`)
     } catch (err) {
-      setError((err as Error).message)
+      if (cancelled(err, control.signal)) announce(`Download of ${name}'s clicks cancelled: no file was saved.`)
+      else setError((err as Error).message)
     } finally {
+      running.current.delete(id)
+      // Cancel goes with the download: focus on it returns to the link's download button
+      if (document.activeElement?.closest('[data-cancel]') || document.activeElement === document.body) starts.current.get(id)?.focus()
       setBusy((b) => b.filter((x) => x !== id))
     }
   }
@@ -241,9 +256,20 @@ function ClickExport() {
               <small>{l.clicks === 1 ? 'click' : 'clicks'}</small>
             </span>
             <div className="cell-actions">
-              <button type="button" className="secondary small" aria-busy={busy.includes(l.id)} onClick={() => downloadClicks(l.id, name, l.alias ?? String(l.id))}>
+              <button
+                type="button"
+                className="secondary small"
+                aria-busy={busy.includes(l.id)}
+                ref={(b) => void (b ? starts.current.set(l.id, b) : starts.current.delete(l.id))}
+                onClick={() => downloadClicks(l.id, name, l.alias ?? String(l.id))}
+              >
                 Download clicks of {name}
               </button>
+              {busy.includes(l.id) && (
+                <button type="button" className="ghost small" data-cancel onClick={() => running.current.get(l.id)?.abort()}>
+                  Cancel download of {name}
+                </button>
+              )}
             </div>
           </>
         )
