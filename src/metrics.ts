@@ -193,6 +193,13 @@ export default fp(
       route.onResponse = [...existing, observe]
     })
 
+    // scrapes that arrive while one is rendered share it: the outbox and fold gauges are database
+    // queries, and clients asking all at once must not each start their own
+    let rendering: Promise<string> | null = null
+    const render = () =>
+      (rendering ??= m.registry.metrics().finally(() => {
+        rendering = null
+      }))
     const token = app.config.metricsToken ? sha(app.config.metricsToken) : null
     app.get('/metrics', async (req, reply) => {
       if (token) {
@@ -204,7 +211,7 @@ export default fp(
         }
       }
       reply.header('content-type', m.registry.contentType)
-      return m.registry.metrics()
+      return render()
     })
   },
   { name: 'kurz-metrics' },

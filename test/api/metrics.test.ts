@@ -50,6 +50,27 @@ describe('GET /metrics', () => {
     expect(sample(text, 'kurz_click_totals_unfolded_days')).toBe(0)
   })
 
+  it('scrapes that arrive together share one rendering: its database gauges are read once, not once each', async () => {
+    const db = t.app.db
+    const execute = db.execute.bind(db)
+    let outboxReads = 0
+    db.execute = ((query: Parameters<typeof execute>[0]) => {
+      if (JSON.stringify(query).includes('webhook_deliveries')) outboxReads++
+      return execute(query)
+    }) as typeof db.execute
+    try {
+      const answers = await Promise.all(Array.from({ length: 10 }, () => t.app.inject({ method: 'GET', url: '/metrics' })))
+      expect(answers.map((r) => r.statusCode)).toEqual(Array(10).fill(200))
+      expect(new Set(answers.map((r) => r.body)).size).toBe(1)
+      expect(outboxReads).toBe(1)
+      // the next scrape, once those are answered, reads afresh
+      await t.app.inject({ method: 'GET', url: '/metrics' })
+      expect(outboxReads).toBe(2)
+    } finally {
+      db.execute = execute
+    }
+  })
+
   it('counts the finished days the click totals fold has not reached', async () => {
     await t.app.db.execute(sql`update click_totals_through set day = day - 3`)
     try {

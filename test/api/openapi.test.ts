@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import Fastify from 'fastify'
 import { z } from 'zod'
 import SwaggerParser from '@apidevtools/swagger-parser'
@@ -60,6 +60,19 @@ describe('GET /openapi.json', () => {
     doc = res.json()
   })
   afterAll(() => t.close())
+
+  it('is built once: later requests send the same text without building it again', async () => {
+    const build = vi.spyOn(t.app, 'swagger')
+    try {
+      const again = await t.api().get('/openapi.json')
+      expect(again.statusCode).toBe(200)
+      expect(again.headers['content-type']).toMatch(/^application\/json/)
+      expect(again.json()).toEqual(doc)
+      expect(build).not.toHaveBeenCalled()
+    } finally {
+      build.mockRestore()
+    }
+  })
 
   it('is a valid OpenAPI 3.1 document', async () => {
     expect(doc.openapi).toBe('3.1.0')
