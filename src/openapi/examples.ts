@@ -141,7 +141,7 @@ export const NOTES: Record<string, OperationNotes> = {
     schema: done({ imported: INT, skipped: INT, errors: array(object({ line: { ...INT, description: '0 on the line counting the rows not listed' }, message: STRING })) }),
     summary: 'Create links from an export file (Kurz, Bitly, YOURLS, Shlink, Kutt)',
     description:
-      'The file is the request body, up to 20 MiB (`npm run cli -- import` takes any size). Every row goes through the rules of `POST /api/url/add`; an alias already taken is skipped, never overwritten. `errors` lists refused and skipped rows by line.',
+      'The file is the request body, up to 20 MiB (`npm run cli -- import` takes any size). Every row goes through the rules of `POST /api/url/add`; an alias already taken is skipped, never overwritten. `errors` lists refused and skipped rows by line. One import at a time per account: another sent while one runs is a 409, refused before its file is read.',
     body: {
       required: true,
       description: 'The export file, up to 20 MiB.',

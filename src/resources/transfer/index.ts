@@ -5,7 +5,7 @@ import { z } from 'zod'
 import type { ZodTypeProvider } from '../../http/zod.js'
 import { links } from '../../db/schema/index.js'
 import { requireFeature } from '../../http/auth.js'
-import { ApiError, badRequest, errorHandler, notFound } from '../../http/errors.js'
+import { ApiError, badRequest, conflict, errorHandler, notFound } from '../../http/errors.js'
 import { NOT_JSON } from '../../http/body.js'
 import { idParam, optional } from '../../http/fields.js'
 import { parseTimestamp, toDay } from '../../http/format.js'
@@ -89,8 +89,22 @@ const transfer: FastifyPluginAsync = async (app) => {
     return sendCsv(reply, `kurz-clicks-${link.id}`, clicksCsv(app.db, link.id, from ?? null, end))
   })
 
+  // One import at a time per account (on this instance), refused before its body is read: each
+  // holds its file as text and parses it whole, so ten at once from one key took 1.4 GB.
+  const importing = new Set<number>()
+  const holders = new WeakSet<FastifyRequest>()
+  const claim = async (req: FastifyRequest) => {
+    if (importing.has(req.user.id)) throw conflict('An import is already running for this account: wait for it to finish (or cancel it), then send this file.')
+    importing.add(req.user.id)
+    holders.add(req)
+  }
+  const release = async (req: FastifyRequest) => {
+    if (holders.delete(req)) importing.delete(req.user.id)
+  }
+
   // POST /api/urls/import?format=csv|bitly|yourls|shlink|kutt – the file as the body (text/csv or application/json)
-  r.post('/api/urls/import', { schema: { querystring: importQuery }, bodyLimit: IMPORT_BODY_LIMIT, errorHandler: importErrorHandler }, async (req, reply) => {
+  const once = { onRequest: claim, onResponse: release, onRequestAbort: release }
+  r.post('/api/urls/import', { schema: { querystring: importQuery }, bodyLimit: IMPORT_BODY_LIMIT, errorHandler: importErrorHandler, ...once }, async (req, reply) => {
     const type = mediaType(req)
     if (type !== 'text/csv' && type !== 'application/json') throw unsupportedType(type)
     if (req.body === undefined || req.body === null || req.body === '') throw new ApiError(400, 'The file is empty: send it as the request body.')
