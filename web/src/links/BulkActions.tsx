@@ -5,7 +5,7 @@ import type { V1Link } from '../api/types'
 import { announce } from '../ui/announce'
 import { useConfirm } from '../ui/confirm'
 import { focusPageTitle, moveFocus } from '../ui/focus'
-import { EmptyState, Field, Loading, Modal } from '../ui/parts'
+import { counted, EmptyState, Field, Loading, Modal } from '../ui/parts'
 import type { LinkOptions } from './options'
 
 /** The links ticked on the page of results shown, and whether a bulk action is running on them. */
@@ -56,8 +56,6 @@ export function RowCheck({ selection: sel, link }: { selection: Selection; link:
     <input type="checkbox" className="pick" aria-label={`Select ${link.short_url}`} checked={sel.ids.has(link.id)} disabled={sel.busy} onChange={(e) => sel.toggle(link.id, e.target.checked)} />
   )
 }
-
-const counted = (n: number) => `${n.toLocaleString()} ${n === 1 ? 'link' : 'links'}`
 
 /** One bulk action: how its progress and outcome read, and the request it makes for one link. */
 interface Job {
@@ -134,9 +132,9 @@ export function BulkActions({ selection: sel, links, options, onDone }: { select
     setProgress('')
     // what stays selected: the refused links, and those a stop left undone
     const keep = [...failed.map((f) => f.link.id), ...(stopped ? batch.slice(next).map((l) => l.id) : [])]
-    const summary = keep.length === 0 ? `${counted(batch.length)} ${job.done}.` : `${ok.toLocaleString()} of ${counted(batch.length)} ${job.done}.`
+    const summary = keep.length === 0 ? `${counted(batch.length, 'links')} ${job.done}.` : `${ok.toLocaleString()} of ${counted(batch.length, 'links')} ${job.done}.`
     if (failed.length || stopped) setReport({ summary, failed, stopped })
-    announce(keep.length === 0 ? summary : `${summary} ${failed.length ? `${counted(failed.length)} failed` : 'It stopped'}: see the list above your links.`)
+    announce(keep.length === 0 ? summary : `${summary} ${failed.length ? `${counted(failed.length, 'links')} failed` : 'It stopped'}: see the list above your links.`)
     // focus in the bar, which goes with the selection, stays on the list; refusals get it on their
     // list, which says which and why (moved once the run's disabled checkboxes are enabled again)
     if (bar.current?.contains(document.activeElement) || document.activeElement === document.body) {
@@ -236,7 +234,7 @@ export function BulkActions({ selection: sel, links, options, onDone }: { select
           )}
         </div>
       )}
-      <Modal title={asking === 'channel' ? `Add ${counted(count)} to a channel` : `Add ${counted(count)} to a campaign`} open={!!asking} onClose={() => setAsking(undefined)}>
+      <Modal title={asking === 'channel' ? `Add ${counted(count, 'links')} to a channel` : `Add ${counted(count, 'links')} to a campaign`} open={!!asking} onClose={() => setAsking(undefined)}>
         {asking && <PickTarget kind={asking} choices={options?.[asking === 'campaign' ? 'campaigns' : 'channels']} onPick={(id, name) => onAssign(asking, id, name)} onCancel={() => setAsking(undefined)} />}
       </Modal>
     </>
@@ -255,7 +253,7 @@ function DeleteList({ links }: { links: V1Link[] }) {
         {links.slice(0, SHOWN).map((l) => (
           <li key={l.id}>{l.short_url}</li>
         ))}
-        {links.length > SHOWN && <li>and {counted(links.length - SHOWN)} more</li>}
+        {links.length > SHOWN && <li>and {counted(links.length - SHOWN, 'links')} more</li>}
       </ul>
     </>
   )

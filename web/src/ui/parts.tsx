@@ -151,7 +151,7 @@ export function CopyButton({ value, label = 'Copy', what = 'Copied', of }: { val
 }
 
 /** "1 link", "2 links", "1 entry": `noun` is the plural. */
-const counted = (n: number, noun: string) => `${n.toLocaleString()} ${n !== 1 ? noun : noun.endsWith('ies') ? `${noun.slice(0, -3)}y` : noun.replace(/s$/, '')}`
+export const counted = (n: number, noun: string) => `${n.toLocaleString()} ${n !== 1 ? noun : noun.endsWith('ies') ? `${noun.slice(0, -3)}y` : noun.replace(/s$/, '')}`
 
 /**
  * A pager's button. One that runs out while it has focus (Next page onto the last page) stays

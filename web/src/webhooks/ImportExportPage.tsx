@@ -230,8 +230,8 @@ function ClickExport() {
       else setError((err as Error).message)
     } finally {
       running.current.delete(id)
-      // Cancel goes with the download: focus on it returns to the link's download button
-      if (document.activeElement?.closest('[data-cancel]') || document.activeElement === document.body) starts.current.get(id)?.focus()
+      // this download's Cancel goes with it: focus on it returns to the link's download button
+      if (document.activeElement?.getAttribute('data-cancel') === String(id) || document.activeElement === document.body) starts.current.get(id)?.focus()
       setBusy((b) => b.filter((x) => x !== id))
     }
   }
@@ -266,7 +266,7 @@ function ClickExport() {
                 Download clicks of {name}
               </button>
               {busy.includes(l.id) && (
-                <button type="button" className="ghost small" data-cancel onClick={() => running.current.get(l.id)?.abort()}>
+                <button type="button" className="ghost small" data-cancel={l.id} onClick={() => running.current.get(l.id)?.abort()}>
                   Cancel download of {name}
                 </button>
               )}
