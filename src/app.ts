@@ -47,6 +47,7 @@ import campaignPages from './resources/campaigns/public.js'
 import overlayResponses from './resources/pages/public.js'
 import webhooks from './resources/webhooks/index.js'
 import { DeliveryWorker, type DeliveryOptions } from './resources/webhooks/deliver.js'
+import { ClickEventBacklog } from './resources/webhooks/backlog.js'
 import { clickEvents } from './resources/webhooks/clicks.js'
 import { registerWebhookSubscriptions } from './resources/webhooks/subscriptions.js'
 import { registerKeyCache } from './resources/account/key-cache.js'
@@ -185,6 +186,7 @@ export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promis
   // The click pipeline and the redirect cache. Their onClose hook is added after the one above,
   // so it runs first: buffered clicks are written before the database closes.
   const spool = deps.spool ? new ClickSpool(config.dataDir) : undefined
+  app.decorate('clickEventBacklog', new ClickEventBacklog(config.webhookClickBacklog))
   app.decorate(
     'clicks',
     createClickRecorder({
@@ -192,7 +194,7 @@ export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promis
       visitorKey: app.keys.visitor,
       log: app.log,
       ping: () => handle.ping(),
-      onBatch: clickEvents(config.publicUrl, app.webhookSubscriptions),
+      onBatch: clickEvents(config.publicUrl, app.webhookSubscriptions, app.clickEventBacklog),
       spool,
       // a batch's fixed cost spread over many clicks (PGlite's worker: about 1.8 ms a batch and 9 µs
       // a click of one link, bench/click-batch.ts); on PGlite a miss waits behind the batch, so

@@ -140,6 +140,8 @@ const env = z.object({
   HEALTH_CHECK_INTERVAL: z.coerce.number({ message: 'HEALTH_CHECK_INTERVAL must be a whole number of seconds' }).int('HEALTH_CHECK_INTERVAL must be a whole number of seconds').min(0, 'HEALTH_CHECK_INTERVAL must be 0 (off) or more').default(21600),
   // links an hour one non-admin account may create, beside the plan's cap; 0 = no limit (DECISIONS §10.6)
   CREATE_LIMIT_PER_HOUR: z.coerce.number({ message: 'CREATE_LIMIT_PER_HOUR must be a whole number' }).int('CREATE_LIMIT_PER_HOUR must be a whole number').min(0, 'CREATE_LIMIT_PER_HOUR must be 0 (no limit) or more').default(1000),
+  // pending webhook deliveries an account may have before its click events stop being queued (webhooks/backlog.ts)
+  WEBHOOK_CLICK_BACKLOG: wholeNumber('WEBHOOK_CLICK_BACKLOG', 1, Number.MAX_SAFE_INTEGER, 50_000, ' of deliveries'),
   // for clients written against installations that answer differently from SPEC.md (README)
   COMPAT_LIST_ERROR: lowerEnum('COMPAT_LIST_ERROR', ['string', 'number']).default('string'),
   COMPAT_V1: lowerEnum('COMPAT_V1', ['kurz', 'phpshort']).default('kurz'),
@@ -192,6 +194,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     healthCheckInterval: e.HEALTH_CHECK_INTERVAL,
     /** links an hour per non-admin account; 0 = no limit */
     createLimitPerHour: e.CREATE_LIMIT_PER_HOUR,
+    /** pending deliveries past which an account's click events are not queued */
+    webhookClickBacklog: e.WEBHOOK_CLICK_BACKLOG,
     compat: { listError: e.COMPAT_LIST_ERROR, v1: e.COMPAT_V1 },
   })
 }

@@ -77,6 +77,7 @@ function metrics(app: FastifyInstance) {
       for (const [source, n] of Object.entries(recorder().bySource)) this.inc({ source }, n)
     },
   })
+  counter('kurz_webhook_click_events_skipped_total', 'Click events this instance did not queue because the account had WEBHOOK_CLICK_BACKLOG deliveries pending', () => app.clickEventBacklog.skipped)
   counter('kurz_connections_refused_total', 'Connections closed on arrival because MAX_CONNECTIONS were open', () => app.connections.dropped)
   gauge('kurz_connections_max', 'The cap on open connections (MAX_CONNECTIONS, or derived from the open-file limit); 0: no cap', () => app.connections.cap ?? 0)
   counter('kurz_clicks_recorded_total', 'Clicks taken by the click pipeline', () => recorder().stats().recorded)

@@ -179,6 +179,8 @@ export const BODY_SCHEMAS: Record<string, Schema> = {
       secret: { ...STRING, description: 'receivers check Kurz-Signature with it' },
       enabled: { type: 'boolean' },
       disabledReason: { ...NULLABLE_STRING, description: 'why the service switched it off; null when the owner did, or it is on' },
+      clickEventsSkipped: { ...INT, description: 'click events not queued because the account had WEBHOOK_CLICK_BACKLOG deliveries pending' },
+      clickEventsSkippedAt: { ...TIMESTAMP, type: ['string', 'null'], description: 'when the last of them was skipped; null when none was' },
       date: TIMESTAMP,
     },
     'A webhook (DECISIONS §10.3).',

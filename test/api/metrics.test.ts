@@ -55,7 +55,8 @@ describe('GET /metrics', () => {
     const execute = db.execute.bind(db)
     let outboxReads = 0
     db.execute = ((query: Parameters<typeof execute>[0]) => {
-      if (JSON.stringify(query).includes('webhook_deliveries')) outboxReads++
+      // the gauge's own read, not the delivery worker's poll, which may run meanwhile
+      if (JSON.stringify(query).includes('from webhook_deliveries group by status')) outboxReads++
       return execute(query)
     }) as typeof db.execute
     try {

@@ -13,7 +13,7 @@ async function addHook(u: TestUser, url: string, events: string[]) {
   const res = await u.api.post('/api/webhook/add', { url, events, description: 'test' })
   expect(res.statusCode).toBe(200)
   // the webhook object itself, as GET /api/webhook/:id shows it
-  expect(res.json()).toEqual({ error: 0, id: expect.any(Number), url, events: [...new Set(events)], description: 'test', secret: expect.stringMatching(/^\S{32,}$/), enabled: true, disabledReason: null, date: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/) })
+  expect(res.json()).toEqual({ error: 0, id: expect.any(Number), url, events: [...new Set(events)], description: 'test', secret: expect.stringMatching(/^\S{32,}$/), enabled: true, disabledReason: null, clickEventsSkipped: 0, clickEventsSkippedAt: null, date: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/) })
   return res.json() as { error: 0; id: number; secret: string }
 }
 
@@ -43,7 +43,7 @@ describe('webhooks: routes', () => {
     const one = await alice.api.get(`/api/webhook/${id}`)
     expect(one.json()).toEqual({
       error: 0,
-      data: { id, url: 'https://hooks.example.com/kurz', events: ['link.created', 'link.clicked'], description: 'test', secret, enabled: true, disabledReason: null, date: expect.stringMatching(TS) },
+      data: { id, url: 'https://hooks.example.com/kurz', events: ['link.created', 'link.clicked'], description: 'test', secret, enabled: true, disabledReason: null, clickEventsSkipped: 0, clickEventsSkippedAt: null, date: expect.stringMatching(TS) },
     })
     const list = await alice.api.get('/api/webhooks')
     expect(list.json()).toEqual({ error: '0', data: { result: 1, perpage: 15, currentpage: 1, nextpage: 1, maxpage: 1, webhooks: [one.json().data] } })

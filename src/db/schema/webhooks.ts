@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import { bigserial, boolean, index, integer, pgTable, smallint, text } from 'drizzle-orm/pg-core'
+import { bigint, bigserial, boolean, index, integer, pgTable, smallint, text } from 'drizzle-orm/pg-core'
 import { at, createdAt, id, updatedAt } from './columns.js'
 import { users } from './users.js'
 
@@ -24,6 +24,9 @@ export const webhooks = pgTable(
     disabledReason: text(),
     /** first failed attempt of the current run of failures; null after a success */
     failingSince: at(),
+    /** click events not queued because the account's backlog was full (outbox.ts), and the last time */
+    clickEventsSkipped: bigint({ mode: 'number' }).notNull().default(0),
+    clickEventsSkippedAt: at(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -58,5 +61,7 @@ export const webhookDeliveries = pgTable(
   (t) => [
     index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
     index('webhook_deliveries_webhook_idx').on(t.webhookId, t.id),
+    // what the click writer counts to know an account's backlog (outbox.ts)
+    index('webhook_deliveries_pending_idx').on(t.webhookId).where(sql`${t.status} = 'pending'`),
   ],
 )

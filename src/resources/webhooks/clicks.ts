@@ -1,4 +1,5 @@
 import type { BatchHook } from '../../clicks/batch.js'
+import type { ClickEventBacklog } from './backlog.js'
 import { enqueueClickEvents } from './outbox.js'
 import type { WebhookSubscriptions } from './subscriptions.js'
 
@@ -9,13 +10,14 @@ import type { WebhookSubscriptions } from './subscriptions.js'
  * gets click events from when this instance has heard of it: at once through Redis, within
  * subscriptions.ts's LOCAL_TTL without.
  */
-export function clickEvents(publicUrl: string, subscriptions: WebhookSubscriptions): BatchHook {
+export function clickEvents(publicUrl: string, subscriptions: WebhookSubscriptions, backlog: ClickEventBacklog): BatchHook {
   return {
     active: () => subscriptions.wantsAny('link.clicked') || subscriptions.wantsAny('qr.scanned'),
     write: (tx, hits) =>
       enqueueClickEvents(
         tx,
         publicUrl,
+        backlog,
         hits.map((h) => {
           const e = h.enriched!
           return { linkId: h.linkId, qrId: h.qrId, userId: h.userId, at: h.at, bot: e.bot, country: e.country, device: e.device, browser: e.browser, os: e.os, referrer: e.referrer, language: e.language }

@@ -3,6 +3,7 @@ import type { Db, Tx } from '../../db/client.js'
 import type { WebhookEvent } from '../../db/schema/index.js'
 import { toTimestamp } from '../../http/format.js'
 import { shortUrlOf } from '../../lib/short-url.js'
+import type { ClickEventBacklog } from './backlog.js'
 
 /*
  * The outbox writer. Every change that causes an event calls it with the transaction that makes
@@ -50,9 +51,10 @@ export interface ClickFacts {
 /**
  * `link.clicked` / `qr.scanned` for a click batch, inside the batch's transaction. Bot hits send
  * nothing. The common case, no owner in the batch with a click webhook, costs one indexed read;
- * otherwise all rows go in one INSERT, whatever the batch size.
+ * otherwise all rows go in one INSERT, whatever the batch size. An account whose backlog is full
+ * (backlog.ts) gets none: its webhooks count what they missed instead.
  */
-export async function enqueueClickEvents(tx: Tx, publicUrl: string, hits: ClickFacts[]): Promise<void> {
+export async function enqueueClickEvents(tx: Tx, publicUrl: string, backlog: ClickEventBacklog, hits: ClickFacts[]): Promise<void> {
   const human = hits.filter((h) => !h.bot)
   if (human.length === 0) return
   const owners = [...new Set(human.map((h) => h.userId))]
@@ -62,9 +64,11 @@ export async function enqueueClickEvents(tx: Tx, publicUrl: string, hits: ClickF
         and events && array['link.clicked', 'qr.scanned']::text[]`),
   )
   if (hooks.length === 0) return
+  const full = await backlog.full(tx, [...new Set(hooks.map((w) => w.user_id))])
+  const queued = human.filter((h) => !full.has(h.userId))
 
-  const linkIds = [...new Set(human.flatMap((h) => (h.linkId !== undefined ? [h.linkId] : [])))]
-  const qrIds = [...new Set(human.flatMap((h) => (h.qrId !== undefined ? [h.qrId] : [])))]
+  const linkIds = [...new Set(queued.flatMap((h) => (h.linkId !== undefined ? [h.linkId] : [])))]
+  const qrIds = [...new Set(queued.flatMap((h) => (h.qrId !== undefined ? [h.qrId] : [])))]
   const linkInfo = new Map<number, { id: number; alias: string; shorturl: string }>()
   const qrInfo = new Map<number, { id: number; name: string }>()
   if (linkIds.length) {
@@ -80,19 +84,37 @@ export async function enqueueClickEvents(tx: Tx, publicUrl: string, hits: ClickF
   }
 
   const out: { webhook_id: number; event: WebhookEvent; data: string }[] = []
+  const missed = new Map<number, number>()
+  const perUser = new Map<number, number>()
   for (const h of human) {
+    if (full.has(h.userId)) {
+      for (const w of hooks) {
+        const n = w.user_id !== h.userId ? 0 : (h.linkId !== undefined && w.events.includes('link.clicked') ? 1 : 0) + (h.qrId !== undefined && w.events.includes('qr.scanned') ? 1 : 0)
+        if (n > 0) missed.set(w.id, (missed.get(w.id) ?? 0) + n)
+      }
+      continue
+    }
     const click = { date: toTimestamp(new Date(h.at)), country: h.country, device: h.device, browser: h.browser, os: h.os, referrer: h.referrer, language: h.language }
     const link = h.linkId !== undefined ? linkInfo.get(h.linkId) : undefined
     const qr = h.qrId !== undefined ? qrInfo.get(h.qrId) : undefined
+    const first = out.length
     for (const w of hooks) {
       if (w.user_id !== h.userId) continue
       if (link && w.events.includes('link.clicked')) out.push({ webhook_id: w.id, event: 'link.clicked', data: JSON.stringify({ link, ...(qr ? { qr } : {}), click }) })
       if (qr && w.events.includes('qr.scanned')) out.push({ webhook_id: w.id, event: 'qr.scanned', data: JSON.stringify({ qr, ...(link ? { link } : {}), click }) })
     }
+    perUser.set(h.userId, (perUser.get(h.userId) ?? 0) + out.length - first)
+  }
+  if (missed.size > 0) {
+    const rows = [...missed].map(([id, n]) => ({ id, n }))
+    await tx.execute(sql`update webhooks w set click_events_skipped = click_events_skipped + v.n, click_events_skipped_at = now()
+      from json_to_recordset(${JSON.stringify(rows)}::json) as v(id int, n int) where w.id = v.id`)
+    backlog.skipped += rows.reduce((sum, r) => sum + r.n, 0)
   }
   if (out.length === 0) return
   await tx.execute(sql`insert into webhook_deliveries (webhook_id, event, data)
     select webhook_id, event, data from json_populate_recordset(null::webhook_deliveries, ${JSON.stringify(out)}::json)`)
+  for (const [user, n] of perUser) backlog.queued(user, n)
 }
 
 /** What link events carry: the link as a list shows it (deleted: what identified it). */

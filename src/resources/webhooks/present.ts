@@ -11,6 +11,9 @@ export function presentWebhook(w: Webhook) {
     secret: w.secret,
     enabled: w.enabled,
     disabledReason: w.disabledReason,
+    // click events not queued while the account's backlog was full (backlog.ts)
+    clickEventsSkipped: w.clickEventsSkipped,
+    clickEventsSkippedAt: w.clickEventsSkippedAt && toTimestamp(w.clickEventsSkippedAt),
     date: toTimestamp(w.createdAt),
   }
 }

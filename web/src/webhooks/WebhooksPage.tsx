@@ -5,7 +5,7 @@ import { announce } from '../ui/announce'
 import { useConfirm } from '../ui/confirm'
 import { formatDate, formatDateTime, parseApiDate } from '../ui/format'
 import { useAction, useLoad } from '../ui/hooks'
-import { Badge, CopyButton, EmptyState, ErrorNote, Field, Loading, Modal, MoreThanShown, PageHead, Pager } from '../ui/parts'
+import { Badge, CopyButton, counted, EmptyState, ErrorNote, Field, Loading, Modal, MoreThanShown, PageHead, Pager } from '../ui/parts'
 import { withLabels } from '../ui/field-labels'
 import { idParam, pageParam, useQueryState } from '../ui/query'
 import { useApiPaths } from '../ui/routes-available'
@@ -85,6 +85,12 @@ function WebhookList() {
             <span className="sub">Signing secret</span> <CopyButton value={w.secret} label="Copy secret" what="Signing secret copied" of={`of ${w.url}`} />
           </p>
           {!w.enabled && w.disabledReason && <p className="note">{w.disabledReason}</p>}
+          {w.clickEventsSkipped > 0 && (
+            <p className="note">
+              {counted(w.clickEventsSkipped, 'click events')} not sent: your receivers had too many deliveries waiting
+              {w.clickEventsSkippedAt && <> (last on {formatDateTime(w.clickEventsSkippedAt)})</>}. Click events are queued again once they catch up.
+            </p>
+          )}
           <p className="sub">Created {formatDateTime(w.date)}</p>
           <div className="cell-actions">
             <button type="button" className="secondary small" onClick={() => setDeliveriesOf(w)} aria-label={`Deliveries of ${w.url}`}>Deliveries</button>

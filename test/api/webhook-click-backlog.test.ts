@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { eq, inArray } from 'drizzle-orm'
+import { webhookDeliveries } from '../../src/db/schema/index.js'
+import { testDatabase, TS, type TestApp, type TestUser } from '../helpers/app.js'
+import { addLink } from '../helpers/fixtures.js'
+import { visit } from '../helpers/visits.js'
+import { FAST, hookApp, Receiver } from './webhooks-helpers.js'
+
+/*
+ * WEBHOOK_CLICK_BACKLOG: while an account has that many deliveries pending, its click events are not
+ * queued (its webhooks count them), so receivers that never answer cannot grow the outbox without end
+ * or slow every account's click writes. Other accounts, and the account's other events, go on.
+ */
+
+const HUMAN = { 'user-agent': 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36' }
+
+describe('webhooks: the click event backlog', () => {
+  let db: Awaited<ReturnType<typeof testDatabase>>
+  let t: TestApp
+  let rx: Receiver
+  beforeAll(async () => {
+    db = await testDatabase()
+    // the delivery worker polls every 10 s (FAST): deliveries stay pending until the test drains them
+    t = await hookApp(db.handle, FAST, { WEBHOOK_CLICK_BACKLOG: '6' })
+    rx = await new Receiver().start()
+  })
+  afterAll(async () => {
+    await t.close()
+    await rx.close()
+    await db.drop()
+  })
+
+  const hookOf = async (u: TestUser, events: string[]) => (await u.api.post('/api/webhook/add', { url: rx.url, events })).json().id as number
+  const queuedFor = async (ids: number[]) =>
+    (await t.handle.db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(inArray(webhookDeliveries.webhookId, ids))).length
+  const clicks = async (u: TestUser, alias: string, n: number) => {
+    for (let i = 0; i < n; i++) expect((await visit(t, `/${alias}`, { headers: HUMAN, remoteAddress: `203.0.113.${i + 1}` })).statusCode).toBe(302)
+    await t.app.clicks.flush()
+  }
+  const skippedMetric = async () => Number(/^kurz_webhook_click_events_skipped_total (\d+)$/m.exec((await t.app.inject({ url: '/metrics' })).body)?.[1])
+
+  it('stops queueing an account’s click events at the cap and counts them on its webhooks; others go on; they resume once delivered', async () => {
+    const alice = await t.makeUser()
+    const bob = await t.makeUser()
+    const a1 = await hookOf(alice, ['link.clicked'])
+    const a2 = await hookOf(alice, ['link.clicked', 'link.created'])
+    const b1 = await hookOf(bob, ['link.clicked'])
+    const aliceLink = await addLink(alice, { url: 'https://example.com/a', custom: 'backlog-a' })
+    await addLink(bob, { url: 'https://example.com/b', custom: 'backlog-b' })
+    const before = await skippedMetric()
+
+    // 3 clicks x 2 webhooks: 6 pending (plus a2's link.created), the cap
+    await clicks(alice, 'backlog-a', 3)
+    expect(await queuedFor([a1, a2])).toBe(7)
+    // full: the next clicks are recorded, but queue nothing for alice's webhooks
+    await clicks(alice, 'backlog-a', 2)
+    expect(await queuedFor([a1, a2])).toBe(7)
+    expect((await alice.api.get(`/api/url/${aliceLink}/stats`)).json().data.totals.clicks).toBe(5)
+    for (const id of [a1, a2]) {
+      const w = (await alice.api.get(`/api/webhook/${id}`)).json().data
+      expect(w).toMatchObject({ clickEventsSkipped: 2, clickEventsSkippedAt: expect.stringMatching(TS) })
+    }
+    expect(await skippedMetric()).toBe(before + 4)
+    // alice's other events still queue
+    await addLink(alice, { url: 'https://example.com/a2', custom: 'backlog-a2' })
+    expect(await queuedFor([a2])).toBe(5)
+    // bob has a backlog of his own
+    await clicks(bob, 'backlog-b', 2)
+    expect(await queuedFor([b1])).toBe(2)
+    expect((await bob.api.get(`/api/webhook/${b1}`)).json().data).toMatchObject({ clickEventsSkipped: 0, clickEventsSkippedAt: null })
+
+    // delivered, the backlog empties; a full account is counted again within a second
+    await t.app.webhooks.drain()
+    expect(rx.of('link.clicked')).toHaveLength(8)
+    await new Promise((r) => setTimeout(r, 1_100))
+    await clicks(alice, 'backlog-a', 1)
+    const queued = await t.handle.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.status, 'pending'))
+    expect(queued.map((d) => [d.webhookId, d.event]).sort()).toEqual([[a1, 'link.clicked'], [a2, 'link.clicked']].sort())
+    expect((await alice.api.get(`/api/webhook/${a1}`)).json().data.clickEventsSkipped).toBe(2)
+  })
+})
