@@ -49,18 +49,18 @@ describe('webhooks: the click event backlog', () => {
     await addLink(bob, { url: 'https://example.com/b', custom: 'backlog-b' })
     const before = await skippedMetric()
 
-    // 3 clicks x 2 webhooks: 6 pending (plus a2's link.created), the cap
-    await clicks(alice, 'backlog-a', 3)
+    // one batch of 4 clicks x 2 webhooks: the first 3 fill the cap of 6 (beside a2's link.created), the 4th is skipped
+    await clicks(alice, 'backlog-a', 4)
     expect(await queuedFor([a1, a2])).toBe(7)
     // full: the next clicks are recorded, but queue nothing for alice's webhooks
     await clicks(alice, 'backlog-a', 2)
     expect(await queuedFor([a1, a2])).toBe(7)
-    expect((await alice.api.get(`/api/url/${aliceLink}/stats`)).json().data.totals.clicks).toBe(5)
+    expect((await alice.api.get(`/api/url/${aliceLink}/stats`)).json().data.totals.clicks).toBe(6)
     for (const id of [a1, a2]) {
       const w = (await alice.api.get(`/api/webhook/${id}`)).json().data
-      expect(w).toMatchObject({ clickEventsSkipped: 2, clickEventsSkippedAt: expect.stringMatching(TS) })
+      expect(w).toMatchObject({ clickEventsSkipped: 3, clickEventsSkippedAt: expect.stringMatching(TS) })
     }
-    expect(await skippedMetric()).toBe(before + 4)
+    expect(await skippedMetric()).toBe(before + 6)
     // alice's other events still queue
     await addLink(alice, { url: 'https://example.com/a2', custom: 'backlog-a2' })
     expect(await queuedFor([a2])).toBe(5)
@@ -76,6 +76,6 @@ describe('webhooks: the click event backlog', () => {
     await clicks(alice, 'backlog-a', 1)
     const queued = await t.handle.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.status, 'pending'))
     expect(queued.map((d) => [d.webhookId, d.event]).sort()).toEqual([[a1, 'link.clicked'], [a2, 'link.clicked']].sort())
-    expect((await alice.api.get(`/api/webhook/${a1}`)).json().data.clickEventsSkipped).toBe(2)
+    expect((await alice.api.get(`/api/webhook/${a1}`)).json().data.clickEventsSkipped).toBe(3)
   })
 })

@@ -29,8 +29,8 @@ export class ClickEventBacklog {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Which of `users` have `cap` or more deliveries pending; counts the ones not counted lately. */
-  async full(tx: Tx, users: readonly number[]): Promise<Set<number>> {
+  /** How many deliveries each of `users` may still queue (0: full); counts the ones not counted lately. */
+  async room(tx: Tx, users: readonly number[]): Promise<Map<number, number>> {
     const now = this.now()
     const stale = users.filter((u) => {
       const k = this.known.get(u)
@@ -48,7 +48,7 @@ export class ClickEventBacklog {
       )
       for (const r of counted) this.known.set(Number(r.user_id), { pending: Number(r.n), at: now })
     }
-    return new Set(users.filter((u) => (this.known.get(u)?.pending ?? 0) >= this.cap))
+    return new Map(users.map((u) => [u, Math.max(0, this.cap - (this.known.get(u)?.pending ?? 0))]))
   }
 
   /** `n` deliveries this instance queued for `userId` since its last count. */

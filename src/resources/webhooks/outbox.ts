@@ -51,8 +51,8 @@ export interface ClickFacts {
 /**
  * `link.clicked` / `qr.scanned` for a click batch, inside the batch's transaction. Bot hits send
  * nothing. The common case, no owner in the batch with a click webhook, costs one indexed read;
- * otherwise all rows go in one INSERT, whatever the batch size. An account whose backlog is full
- * (backlog.ts) gets none: its webhooks count what they missed instead.
+ * otherwise all rows go in one INSERT, whatever the batch size. An account gets no more than its
+ * backlog has room for (backlog.ts): its webhooks count what they missed instead.
  */
 export async function enqueueClickEvents(tx: Tx, publicUrl: string, backlog: ClickEventBacklog, hits: ClickFacts[]): Promise<void> {
   const human = hits.filter((h) => !h.bot)
@@ -64,8 +64,8 @@ export async function enqueueClickEvents(tx: Tx, publicUrl: string, backlog: Cli
         and events && array['link.clicked', 'qr.scanned']::text[]`),
   )
   if (hooks.length === 0) return
-  const full = await backlog.full(tx, [...new Set(hooks.map((w) => w.user_id))])
-  const queued = human.filter((h) => !full.has(h.userId))
+  const room = await backlog.room(tx, [...new Set(hooks.map((w) => w.user_id))])
+  const queued = human.filter((h) => room.get(h.userId)! > 0)
 
   const linkIds = [...new Set(queued.flatMap((h) => (h.linkId !== undefined ? [h.linkId] : [])))]
   const qrIds = [...new Set(queued.flatMap((h) => (h.qrId !== undefined ? [h.qrId] : [])))]
@@ -87,7 +87,7 @@ export async function enqueueClickEvents(tx: Tx, publicUrl: string, backlog: Cli
   const missed = new Map<number, number>()
   const perUser = new Map<number, number>()
   for (const h of human) {
-    if (full.has(h.userId)) {
+    if (room.get(h.userId)! <= 0) {
       for (const w of hooks) {
         const n = w.user_id !== h.userId ? 0 : (h.linkId !== undefined && w.events.includes('link.clicked') ? 1 : 0) + (h.qrId !== undefined && w.events.includes('qr.scanned') ? 1 : 0)
         if (n > 0) missed.set(w.id, (missed.get(w.id) ?? 0) + n)
@@ -104,6 +104,7 @@ export async function enqueueClickEvents(tx: Tx, publicUrl: string, backlog: Cli
       if (qr && w.events.includes('qr.scanned')) out.push({ webhook_id: w.id, event: 'qr.scanned', data: JSON.stringify({ qr, ...(link ? { link } : {}), click }) })
     }
     perUser.set(h.userId, (perUser.get(h.userId) ?? 0) + out.length - first)
+    room.set(h.userId, room.get(h.userId)! - (out.length - first))
   }
   if (missed.size > 0) {
     const rows = [...missed].map(([id, n]) => ({ id, n }))
