@@ -7,6 +7,7 @@ import { html, messagePage, raw, sendPage } from '../lib/html.js'
 import { BusyError, hashPassword, verifyGuess } from '../lib/passwords.js'
 import { loginCsrf } from '../http/login-csrf.js'
 import { Throttle } from '../lib/throttle.js'
+import { addressBlock } from '../lib/address-block.js'
 import { MINUTE } from '../lib/time.js'
 import { findUserByEmail, presentAccount } from '../resources/admin/users.js'
 import { findUserWithPlan } from '../accounts/effective-plan.js'
@@ -30,6 +31,15 @@ const NOTICES: Record<string, string> = {
 }
 
 const loginBody = z.object({ email: z.string().max(254).default(''), password: z.string().max(1024).default(''), csrf: z.string().max(128).optional() })
+
+/**
+ * Failed sign-ins an address (an IPv6 /64) may make in 15 minutes, whatever the emails: the budget
+ * per address and email alone let one address try a few passwords on each of thousands of emails.
+ * An office behind one NAT with a hundred people fails a few times in a bad quarter hour; each
+ * email adds 5 at most, so this takes six accounts' full budgets, and leaves a sprayer 2,880
+ * guesses a day per address where it had no bound.
+ */
+const ADDRESS_FAILURES = 30
 
 /** Where signing in lands without a page to return to (the app opens the link list there). */
 const LANDING = '/dashboard'
@@ -63,6 +73,7 @@ const dashboard: FastifyPluginAsync<{ webRoot?: string }> = async (app, opts) =>
   // sessions and the login form's CSRF cookie: parsed for this plugin's routes only, never on a visit
   await app.register(cookie)
   const logins = new Throttle('login', 5, 15 * MINUTE, app.redis)
+  const fromAddress = new Throttle('login-address', ADDRESS_FAILURES, 15 * MINUTE, app.redis)
   let dummy: Promise<string> | undefined
   const dummyHash = () => (dummy ??= hashPassword(randomBytes(16).toString('hex')))
 
@@ -125,15 +136,22 @@ const dashboard: FastifyPluginAsync<{ webRoot?: string }> = async (app, opts) =>
     return loginForm(reply, 200, { next: nextOf(req.query), notice })
   })
 
-  // POST /login – refused from other sites; throttled per IP and email before argon2 runs
+  // POST /login – refused from other sites; throttled per IP and email, and per address, before argon2 runs
   app.post('/login', async (req, reply) => {
     const parsed = loginBody.safeParse(req.body ?? {})
     const { email, password, csrf: token } = parsed.success ? parsed.data : { email: '', password: '', csrf: undefined }
     const next = nextOf(req.body)
     if (!csrf.accepts(req, token)) return loginForm(reply, 403, { error: 'This sign-in form came from another site or is out of date: sign in again here.', next })
+    const throttled = () => loginForm(reply.header('retry-after', 900), 429, { error: 'Too many attempts. Try again in 15 minutes.', email, next })
     const key = `${req.ip}|${email.toLowerCase()}`
-    // counted before it is checked, so simultaneous guesses cannot all slip in
-    if (!(await logins.take(key))) return loginForm(reply.header('retry-after', 900), 429, { error: 'Too many attempts. Try again in 15 minutes.', email, next })
+    const address = addressBlock(req.ip)
+    // counted before it is checked, so simultaneous guesses cannot all slip in; the address is
+    // counted only past the email's budget, so one email hammered adds 5 to it, not every refusal
+    if (!(await logins.take(key))) return throttled()
+    if (!(await fromAddress.take(address))) {
+      await logins.giveBack(key)
+      return throttled()
+    }
     const user = email ? await findUserByEmail(app.db, email) : undefined
     // an unknown email costs one argon2 verify too, so response time does not tell which emails exist
     const hash = user?.passwordHash ?? (await dummyHash())
@@ -142,10 +160,12 @@ const dashboard: FastifyPluginAsync<{ webRoot?: string }> = async (app, opts) =>
       right = await verifyGuess(hash, password)
     } catch (err) {
       if (!(err instanceof BusyError)) throw err
+      await fromAddress.giveBack(address)
       return loginForm(reply.header('retry-after', 5), 503, { error: 'Too many sign-ins are being checked right now. Try again in a moment.', email, next })
     }
     if (!right || !user) return loginForm(reply, 401, { error: 'Email or password is wrong.', email, next })
-    await logins.reset(key)
+    // the address keeps its failures: a sprayer's own account must not wipe them
+    await Promise.all([logins.reset(key), fromAddress.giveBack(address)])
     startSession(reply, await createSession(app.db, user.id))
     return reply.redirect(next ?? LANDING, 302)
   })

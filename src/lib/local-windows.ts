@@ -33,6 +33,12 @@ export class LocalWindows {
     return w && w.until > Date.now() ? w.n : 0
   }
 
+  /** Takes one back from `key`'s count in its current window. */
+  remove(key: string): void {
+    const w = this.windows?.get(key)
+    if (w && w.n > 0) w.n--
+  }
+
   delete(key: string): void {
     this.windows?.delete(key)
   }

@@ -1,6 +1,8 @@
 import type { Redis } from 'ioredis'
 import { LocalWindows } from './local-windows.js'
 
+const GIVE_BACK = `if redis.call('exists', KEYS[1]) == 1 then return redis.call('decr', KEYS[1]) end return 0`
+
 /**
  * Counts attempts per key in a fixed window (wrong passwords, logins, form posts). An attempt is
  * counted before it is verified: `take` reserves it with one atomic increment, so a burst of
@@ -54,6 +56,23 @@ export class Throttle {
   async reset(key: string): Promise<void> {
     this.local.delete(key)
     if (this.redis?.status === 'ready') await this.redis.del(this.redisKey(key)).catch(() => {})
+  }
+
+  /**
+   * Returns one attempt `take` reserved, for a budget that counts failures only where a reset would
+   * forgive too much (one right sign-in must not wipe an address's failures on other emails).
+   */
+  async giveBack(key: string): Promise<void> {
+    if (this.redis?.status === 'ready') {
+      try {
+        // a DECR of a key that expired meanwhile would leave a -1 without an expiry: only an existing one
+        await this.redis.eval(GIVE_BACK, 1, this.redisKey(key))
+        return
+      } catch {
+        /* Redis away: this instance's own count */
+      }
+    }
+    this.local.remove(key)
   }
 
   /** The key's count after this attempt, and the milliseconds its window has left. */

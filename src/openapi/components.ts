@@ -152,7 +152,7 @@ export const COMPONENTS = {
     MetricsUnauthorized: management(401, 'METRICS_TOKEN is set and the request did not send it', 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>.'),
     ReportRefused: page(400, 'no reason chosen, details too long or holding control characters: the form again, saying what to fix'),
     PageNotFound: page(404, 'no link has that alias (the not-found page)'),
-    ReportsThrottled: page(429, 'more than 5 reports from this address in an hour'),
+    ReportsThrottled: page(429, 'more than 5 reports from this address in an hour, or more than 60 from everyone in a minute'),
     UriTooLong: management(414, `a path parameter is over ${MAX_PARAM_LENGTH} characters`, TOO_LONG),
     V1UriTooLong: v1(414, `a path parameter is over ${MAX_PARAM_LENGTH} characters`, TOO_LONG),
     DatabaseAway: page(

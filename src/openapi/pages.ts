@@ -117,7 +117,7 @@ const LISTED: Record<string, Page> = {
     },
   },
   'GET /{alias}/report': { responses: { 200: html('the report form'), 404: notFound } },
-  'POST /{alias}/report': { responses: { 200: html('thanks: the report is stored for the admins') } },
+  'POST /{alias}/report': { responses: { 200: html('thanks: the report is stored for the admins, unless its link already has 20 waiting') } },
 }
 
 /** Every page reads the database for what its cache lacks: while the database is away, a 503 page (http/errors.ts). */

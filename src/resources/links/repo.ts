@@ -1,7 +1,7 @@
-import { and, asc, count, desc, eq, ilike, inArray, isNull, or, sql, type SQL } from 'drizzle-orm'
+import { and, asc, count, desc, eq, inArray, isNull, or, sql, type SQL } from 'drizzle-orm'
 import type { Db, Tx } from '../../db/client.js'
 import { channelItems, domains, linkPixels, links, linkTargets, type TargetKind } from '../../db/schema/index.js'
-import { containsPattern } from '../../db/like.js'
+import { containsText } from '../../db/like.js'
 import { prepared, preparedRows } from '../../db/prepared.js'
 import { offsetOf, type PageQuery, withTotal } from '../../http/pagination.js'
 
@@ -31,10 +31,8 @@ export interface LinkListQuery extends PageQuery {
 export async function listLinks(db: Db, userId: number, query: LinkListQuery) {
   const conditions: SQL[] = [eq(links.userId, userId)]
   if (query.q) {
-    const pattern = containsPattern(query.q)
-    conditions.push(
-      or(ilike(links.alias, pattern), ilike(links.url, pattern), ilike(links.title, pattern), ilike(links.description, pattern))!,
-    )
+    const q = query.q
+    conditions.push(or(...[links.alias, links.url, links.title, links.description].map((column) => containsText(column, q)))!)
   }
   const where = and(...conditions)
   const order = query.order === 'click' ? [desc(links.clicks), desc(links.id)] : [desc(links.createdAt), desc(links.id)]

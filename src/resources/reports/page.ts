@@ -44,5 +44,13 @@ ${o.error ? html`<p class="error" role="alert">${o.error}</p>` : ''}
   })
 }
 
-export const reportThanks = (reply: FastifyReply) =>
-  messagePage(reply, 200, 'Thank you', 'Your report has been sent to the administrators of this service.')
+/** After a post; `stored` false: the link already has as many reports waiting as are kept. */
+export const reportThanks = (reply: FastifyReply, stored: boolean) =>
+  messagePage(
+    reply,
+    200,
+    'Thank you',
+    stored
+      ? 'Your report has been sent to the administrators of this service.'
+      : 'This link has already been reported by others and is waiting for the administrators of this service.',
+  )

@@ -1,6 +1,6 @@
-import { and, asc, count, desc, eq, exists, ilike, inArray, isNotNull, lte, or, sql, type SQL } from 'drizzle-orm'
+import { and, asc, count, desc, eq, exists, inArray, isNotNull, lte, or, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../../db/client.js'
-import { containsPattern } from '../../db/like.js'
+import { containsText } from '../../db/like.js'
 import { offsetOf, withTotal } from '../../http/pagination.js'
 import { channelItems, channels, domains, links, linkPixels, linkTargets, pixels } from '../../db/schema/index.js'
 import { STATUS, type ListQuery } from './schemas.js'
@@ -20,9 +20,9 @@ export async function listLinks(db: Db, userId: number, q: ListQuery, now = new 
   const where: (SQL | undefined)[] = [eq(links.userId, userId)]
   if (q.search !== undefined) {
     // the columns themselves (a null title matches no search), so their trigram indexes serve it (migration 0014)
-    const pattern = containsPattern(q.search)
+    const term = q.search
     const columns = q.by === 'any' ? [links.alias, links.url, links.title] : [q.by === 'alias' ? links.alias : q.by === 'url' ? links.url : links.title]
-    where.push(or(...columns.map((column) => ilike(column, pattern))))
+    where.push(or(...columns.map((column) => containsText(column, term))))
   }
   if (q.status === STATUS.active) where.push(eq(links.disabled, false), sql`not (${expiredSql(now)})`)
   else if (q.status === STATUS.expired) where.push(expiredSql(now))
