@@ -44,7 +44,9 @@ describe('GET /metrics', () => {
     expect(sample(text, 'kurz_clicks_buffered')).toBe(0)
     expect(sample(text, 'kurz_click_flush_duration_seconds_count')).toBeGreaterThanOrEqual(1)
     // no webhook yet: every status reads 0 rather than having no sample
-    for (const status of ['pending', 'delivered', 'failed']) expect(sample(text, `kurz_webhook_deliveries{status="${status}"}`)).toBe(0)
+    for (const status of ['pending', 'failed']) expect(sample(text, `kurz_webhook_deliveries{status="${status}"}`)).toBe(0)
+    expect(sample(text, 'kurz_webhook_deliveries_delivered_total')).toBe(0)
+    expect(sample(text, 'kurz_webhook_delivery_failures_total')).toBe(0)
     expect(text).toContain('# TYPE kurz_process_resident_memory_bytes gauge')
     // a fresh database has folded every day up to yesterday
     expect(sample(text, 'kurz_click_totals_unfolded_days')).toBe(0)
@@ -56,7 +58,7 @@ describe('GET /metrics', () => {
     let outboxReads = 0
     db.execute = ((query: Parameters<typeof execute>[0]) => {
       // the gauge's own read, not the delivery worker's poll, which may run meanwhile
-      if (JSON.stringify(query).includes('from webhook_deliveries group by status')) outboxReads++
+      if (JSON.stringify(query).includes("from webhook_deliveries where status = 'failed'")) outboxReads++
       return execute(query)
     }) as typeof db.execute
     try {

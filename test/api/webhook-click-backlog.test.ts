@@ -37,7 +37,8 @@ describe('webhooks: the click event backlog', () => {
     for (let i = 0; i < n; i++) expect((await visit(t, `/${alias}`, { headers: HUMAN, remoteAddress: `203.0.113.${i + 1}` })).statusCode).toBe(302)
     await t.app.clicks.flush()
   }
-  const skippedMetric = async () => Number(/^kurz_webhook_click_events_skipped_total (\d+)$/m.exec((await t.app.inject({ url: '/metrics' })).body)?.[1])
+  const metric = async (name: string) => Number(new RegExp(`^${name.replace(/[{}"]/g, '\\$&')} (\\d+)$`, 'm').exec((await t.app.inject({ url: '/metrics' })).body)?.[1])
+  const skippedMetric = () => metric('kurz_webhook_click_events_skipped_total')
 
   it('stops queueing an account’s click events at the cap and counts them on its webhooks; others go on; they resume once delivered', async () => {
     const alice = await t.makeUser()
@@ -69,13 +70,24 @@ describe('webhooks: the click event backlog', () => {
     expect(await queuedFor([b1])).toBe(2)
     expect((await bob.api.get(`/api/webhook/${b1}`)).json().data).toMatchObject({ clickEventsSkipped: 0, clickEventsSkippedAt: null })
 
+    // /metrics reads the queue through its partial index
+    const pendingNow = (await t.handle.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.status, 'pending'))).length
+    expect(await metric('kurz_webhook_deliveries{status="pending"}')).toBe(pendingNow)
+    const deliveredBefore = await metric('kurz_webhook_deliveries_delivered_total')
+
     // delivered, the backlog empties; a full account is counted again within a second
     await t.app.webhooks.drain()
+    expect(await metric('kurz_webhook_deliveries{status="pending"}')).toBe(0)
+    expect(await metric('kurz_webhook_deliveries_delivered_total')).toBe(deliveredBefore + pendingNow)
     expect(rx.of('link.clicked')).toHaveLength(8)
     await new Promise((r) => setTimeout(r, 1_100))
     await clicks(alice, 'backlog-a', 1)
     const queued = await t.handle.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.status, 'pending'))
     expect(queued.map((d) => [d.webhookId, d.event]).sort()).toEqual([[a1, 'link.clicked'], [a2, 'link.clicked']].sort())
     expect((await alice.api.get(`/api/webhook/${a1}`)).json().data.clickEventsSkipped).toBe(3)
+    // given up on: counted as failed, not delivered
+    await t.handle.db.update(webhookDeliveries).set({ status: 'failed' }).where(eq(webhookDeliveries.status, 'pending'))
+    expect(await metric('kurz_webhook_deliveries{status="failed"}')).toBe(2)
+    expect(await metric('kurz_webhook_deliveries{status="pending"}')).toBe(0)
   })
 })

@@ -61,7 +61,9 @@ export const webhookDeliveries = pgTable(
   (t) => [
     index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
     index('webhook_deliveries_webhook_idx').on(t.webhookId, t.id),
-    // what the click writer counts to know an account's backlog (outbox.ts)
+    // what the click writer counts to know an account's backlog (backlog.ts), and /metrics the queue
     index('webhook_deliveries_pending_idx').on(t.webhookId).where(sql`${t.status} = 'pending'`),
+    // /metrics counts failed deliveries without reading the delivered ones kept beside them
+    index('webhook_deliveries_failed_idx').on(t.webhookId).where(sql`${t.status} = 'failed'`),
   ],
 )
