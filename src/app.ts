@@ -14,7 +14,9 @@ import { listErrorAsNumber, withoutErrorKey } from './http/compat.js'
 import { validatorCompiler } from './http/zod.js'
 import { BODY_LIMIT, registerBodyParsers } from './http/body.js'
 import { authenticate } from './http/auth.js'
+import { InFlightLimit } from './http/in-flight.js'
 import { registerRateLimit } from './http/rate-limit.js'
+import { refuseUnreadBodies } from './http/unread-body.js'
 import { refuseNulInQuery } from './http/nul-bytes.js'
 import openapi from './openapi/index.js'
 import { connectionCap, limitConnections, openFileLimit } from './http/connections.js'
@@ -248,14 +250,18 @@ export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promis
     })
     api.addHook('onRequest', authenticate)
     api.addHook('preValidation', refuseNulInQuery)
+    // after each interface's rate limit: a principal's requests are handled a few at a time (in-flight.ts)
+    const inFlight = new InFlightLimit()
     await api.register(async (management) => {
       await registerRateLimit(management, { max: config.rateLimit.max, sessionMax: config.rateLimit.dashboardMax, name: 'api' })
+      inFlight.register(management)
       for (const plugin of [account, admin, domains, campaigns, channels, links, pixels, qr, pages, webhooks, transfer, blocklist, reports, dashboardApi]) {
         await management.register(plugin)
       }
     })
     await api.register(async (v1) => {
       await registerRateLimit(v1, { max: config.rateLimit.v1Max, sessionMax: config.rateLimit.dashboardMax, name: 'v1' })
+      inFlight.register(v1)
       if (config.compat.v1 === 'phpshort') withoutErrorKey(v1)
       await v1.register(v1Links)
     })
@@ -265,6 +271,7 @@ export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promis
   // answered from this scope too, so an API path's 404 stays readable by an allowed origin.
   await app.register(async (cross) => {
     await registerCors(cross, config.corsOrigins)
+    refuseUnreadBodies(cross)
     cross.setNotFoundHandler(notFoundHandler)
     await cross.register(apiScope)
   })

@@ -6,7 +6,7 @@ import type { LiveClicks } from '../clicks/live-clicks.js'
 import { sharedRun } from '../lib/shared-run.js'
 import { InvalidationBus } from './invalidation.js'
 import {
-  findDomainByHost, findDomainById, loadLinkById, loadLinksByAlias, toServeLink, type AliasKey, type LoadedLink, type ServeDomain, type ServeLink,
+  findBrandedHosts, findDomainByHost, findDomainById, loadLinkById, loadLinksByAlias, toServeLink, type AliasKey, type LoadedLink, type ServeDomain, type ServeLink,
 } from './loader.js'
 import { batchedLoads } from './miss-loads.js'
 
@@ -29,6 +29,18 @@ const OUTAGE_FRESH = 5_000
 const HOST_FRESH = 5 * 60_000
 const UNKNOWN_HOST_FRESH = 5_000
 const HOST_TTL = 10 * 60_000
+/**
+ * Every branded host is kept (a set, read in one query) so that a host not in it is the default
+ * domain without a read: a flood of made-up Host headers cost a read each. Past this many domains
+ * the set is not kept and every new host is read, as before.
+ */
+const KNOWN_HOSTS_MAX = 50_000
+
+interface KnownHosts {
+  /** every branded host, or null: more than KNOWN_HOSTS_MAX, each host is read */
+  hosts: ReadonlySet<string> | null
+  loadedAt: number
+}
 
 interface HostEntry {
   /** the branded domain on this host, or null: the default domain answers */
@@ -77,6 +89,11 @@ export class LinkCache {
   private readonly hosts = new LRUCache<string, HostEntry>({ max: 10_000, ttl: HOST_TTL })
   private readonly loading = new Map<string, Promise<ServeLink | null>>()
   private readonly loadingHosts = new Map<string, Promise<ServeDomain | null>>()
+  /** null until read, and again after any domain invalidation until read again */
+  private known: KnownHosts | null = null
+  private readonly loadingKnown = new Map<0, Promise<void>>()
+  /** bumped by every domain invalidation: a read of the set that raced one is not kept */
+  private domainGeneration = 0
   /** bumped by every invalidation: a load that raced one is served but not cached */
   private generation = 0
   private readonly bus: InvalidationBus
@@ -165,7 +182,7 @@ export class LinkCache {
     }
     if (h === this.o.defaultHost || h === '') return null
     const cached = this.hosts.get(h)
-    if (cached === undefined) return this.loadDomain(h)
+    if (cached === undefined) return this.knownHosts()?.has(h) === false ? null : this.loadDomain(h)
     // past its freshness it still answers: on PGlite the read could wait behind a click batch
     if (cached.freshUntil < Date.now() && !this.loadingHosts.has(h)) this.loadDomain(h).catch(() => {})
     return cached.domain
@@ -179,6 +196,29 @@ export class LinkCache {
       const fresh = this.o.hostFreshMs ?? (row ? HOST_FRESH : UNKNOWN_HOST_FRESH)
       if (generation === this.generation) this.hosts.set(host, { domain: row, freshUntil: Date.now() + fresh })
       return row
+    })
+  }
+
+  /**
+   * The set of branded hosts when it may answer: read first, then again behind a lookup once past
+   * its freshness (a domain added where no invalidation reaches answers within UNKNOWN_HOST_FRESH,
+   * as an unknown host's own entry did). Null while not read: each host is read meanwhile.
+   */
+  private knownHosts(): ReadonlySet<string> | null {
+    const k = this.known
+    const age = k === null ? Infinity : Date.now() - k.loadedAt
+    // with Redis heard, a domain added anywhere drops the set (dropDomain): it may stay as long as a host's entry
+    const fresh = this.o.hostFreshMs ?? (this.bus.heard ? HOST_FRESH : UNKNOWN_HOST_FRESH)
+    if (age > fresh && this.loadingKnown.size === 0) this.loadKnown().catch(() => {})
+    return age < HOST_TTL ? k!.hosts : null
+  }
+
+  private loadKnown(): Promise<void> {
+    return sharedRun(this.loadingKnown, 0, async () => {
+      const generation = this.domainGeneration
+      const rows = await findBrandedHosts(this.o.db, KNOWN_HOSTS_MAX + 1)
+      // a read that raced an invalidation may lack the domain it announced
+      if (generation === this.domainGeneration) this.known = { hosts: rows.length > KNOWN_HOSTS_MAX ? null : new Set(rows), loadedAt: Date.now() }
     })
   }
 
@@ -305,6 +345,8 @@ export class LinkCache {
 
   private dropDomain(domainId: number) {
     this.generation++
+    this.domainGeneration++
+    this.known = null
     for (const [host, e] of this.hosts.entries()) if (e.domain === null || e.domain.id === domainId) this.hosts.delete(host)
     for (const [key, link] of this.links.entries()) if (link.domainId === domainId) this.links.delete(key)
     const prefix = `${domainId}|`
@@ -316,6 +358,8 @@ export class LinkCache {
     this.links.clear()
     this.keysById.clear()
     this.hosts.clear()
+    this.domainGeneration++
+    this.known = null
   }
 }
 

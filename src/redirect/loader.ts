@@ -66,6 +66,12 @@ export async function findDomainByHost(db: Db, host: string): Promise<ServeDomai
   return row ?? null
 }
 
+/** The hosts of every branded domain, at most `limit` of them. */
+export async function findBrandedHosts(db: Db, limit: number): Promise<string[]> {
+  const rows = await db.select({ host: domains.host }).from(domains).limit(limit)
+  return rows.map((r) => r.host)
+}
+
 export async function findDomainById(db: Db, id: number): Promise<ServeDomain | null> {
   const [row] = await db.select(domainColumns).from(domains).where(eq(domains.id, id))
   return row ?? null

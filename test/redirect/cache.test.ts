@@ -9,12 +9,18 @@ import { liveClicks, type ServeDomain } from '../../src/redirect/loader.js'
 import { hotName } from '../../src/db/hot-statements.js'
 import { LiveClicks } from '../../src/clicks/live-clicks.js'
 import { appWith, testApp, testConfig, type TestApp, type TestUser } from '../helpers/app.js'
-import { addLink, addV1Link } from '../helpers/fixtures.js'
+import { addLink, addV1Link, makeDomain } from '../helpers/fixtures.js'
 import { redisUp, TEST_REDIS_URL } from '../helpers/redis.js'
 import { eventually } from '../helpers/wait.js'
 import { expectPage, expectRedirect, visit } from '../helpers/visits.js'
 
 const REDIS_URL = TEST_REDIS_URL
+
+/** Waits until the cache answers made-up hosts from its set of branded hosts (read behind the first lookup). */
+async function hostSetRead(cache: LinkCache) {
+  let n = 0
+  await eventually(() => cache.domainFor(`probe${n++}.made-up.test`) === null, 'the set of branded hosts was read')
+}
 
 /** Two instances on one database: a write on one drops the cached link on the other (REDIS_URL). */
 describe.skipIf(!(await redisUp()))('redirect cache across instances through Redis', () => {
@@ -51,6 +57,16 @@ describe.skipIf(!(await redisUp()))('redirect cache across instances through Red
     expectRedirect(await onOther('/', 'go.shared.test'), 302, 'https://shared.test/a')
     expect((await pro.api.put(`/api/domain/${d.json().id}/update`, { redirectroot: 'https://shared.test/b' })).statusCode).toBe(200)
     await eventually(async () => (await onOther('/', 'go.shared.test')).headers.location === 'https://shared.test/b', 'the domain change reached the other instance')
+  })
+
+  it('a domain added on one instance serves on the other, whose set of branded hosts did not have it', async () => {
+    const host = 'go.late-shared.test'
+    await hostSetRead(other.linkCache)
+    expectPage(await onOther('/late2', host), 404)
+    expect((await pro.api.post('/api/domain/add', { domain: `https://${host}` })).statusCode).toBe(200)
+    await addLink(pro, { url: 'https://example.com/late-shared', custom: 'late2', domain: host })
+    await eventually(async () => (await onOther('/late2', host)).statusCode === 302, 'the domain reached the other instance')
+    expectRedirect(await onOther('/late2', host), 302, 'https://example.com/late-shared')
   })
 
   it('the writing instance itself never serves a stale link', async () => {
@@ -115,9 +131,39 @@ describe('redirect cache on one instance', () => {
     const cache = new LinkCache({ db, defaultHost: 'kurz.test', liveClicks: new LiveClicks(), log: t.app.log, redis: null })
     const answers = await Promise.all(Array.from({ length: 20 }, () => cache.domainFor('unknown-host.test')))
     expect(answers).toEqual(Array.from({ length: 20 }, () => null))
-    expect(reads).toBe(1)
+    expect(reads).toBe(2) // the host, and behind it the set of branded hosts
     expect(cache.domainFor('unknown-host.test')).toBeNull()
-    expect(reads).toBe(1)
+    expect(reads).toBe(2)
+  })
+
+  it('answers made-up hosts from the set of branded hosts, with no read each, and still reads a branded one', async () => {
+    let reads = 0
+    const db = new Proxy(t.app.db, {
+      get: (target, prop, receiver) => {
+        if (prop === 'select') reads++
+        return Reflect.get(target, prop, receiver)
+      },
+    })
+    const added = await pro.api.post('/api/domain/add', { domain: 'https://go.set-known.test' })
+    expect(added.statusCode).toBe(200)
+    const cache = new LinkCache({ db, defaultHost: 'kurz.test', liveClicks: new LiveClicks(), log: t.app.log, redis: null })
+    await hostSetRead(cache)
+    const before = reads
+    for (let i = 0; i < 200; i++) expect(cache.domainFor(`h${i}.made-up.test:8080`)).toBeNull()
+    expect(reads).toBe(before)
+    expect(((await cache.domainFor('go.set-known.test')) as ServeDomain).id).toBe(added.json().id)
+    expect(reads).toBe(before + 1)
+  })
+
+  it('a domain added right after a visit to its host was a 404 serves the next visit', async () => {
+    const host = 'go.late.test'
+    await addLink(pro, { url: 'https://example.com/default-late', custom: 'late1' })
+    await hostSetRead(t.app.linkCache)
+    expectPage(await visit(t, '/nothing-late', { host }), 404) // answered from the set, with no read of the host
+    expectRedirect(await visit(t, '/late1', { host }), 302, 'https://example.com/default-late') // the default domain's link
+    expect((await pro.api.post('/api/domain/add', { domain: `https://${host}` })).statusCode).toBe(200)
+    await addLink(pro, { url: 'https://example.com/branded-late', custom: 'late1', domain: host })
+    expectRedirect(await visit(t, '/late1', { host }), 302, 'https://example.com/branded-late')
   })
 
   it('counts a click on the entry the cache holds now, not on a copy a reload has replaced', async () => {
@@ -187,6 +233,16 @@ describe('aged cache entries', () => {
     expect(stale).not.toBeInstanceOf(Promise)
     expect((stale as ServeDomain).redirectRoot).toBe('https://aged-host.test/a')
     await eventually(async () => (cache.domainFor(host) as ServeDomain | null)?.redirectRoot === 'https://aged-host.test/b', 'the changed domain was read again')
+  })
+
+  it('a domain added where no invalidation reaches answers once the set of branded hosts is past its freshness', async () => {
+    const host = 'go.unheard.test'
+    const cache = new LinkCache({ db: t.app.db, defaultHost: 'kurz.test', liveClicks: t.app.clicks.live, log: t.app.log, redis: null, hostFreshMs: 100 })
+    await hostSetRead(cache)
+    expect(cache.domainFor(host)).toBeNull()
+    const id = (await makeDomain(t, pro.user.id, `https://${host}`)).id // behind the cache's back
+    expect(cache.domainFor(host)).toBeNull() // fresh: from memory
+    await eventually(async () => ((await cache.domainFor(host)) as ServeDomain | null)?.id === id, 'the set was read again, then the host')
   })
 
   it('drops an aged link that is gone from the database', async () => {
