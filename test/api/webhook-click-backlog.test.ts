@@ -90,4 +90,22 @@ describe('webhooks: the click event backlog', () => {
     expect(await metric('kurz_webhook_deliveries{status="failed"}')).toBe(2)
     expect(await metric('kurz_webhook_deliveries{status="pending"}')).toBe(0)
   })
+  it('a disabled webhook’s waiting deliveries do not count: switching off a dead receiver makes room for the others', async () => {
+    const carol = await t.makeUser()
+    const dead = await hookOf(carol, ['link.clicked'])
+    await addLink(carol, { url: 'https://example.com/c', custom: 'backlog-c' })
+    await clicks(carol, 'backlog-c', 7)
+    expect(await queuedFor([dead])).toBe(6)
+    const other = await hookOf(carol, ['link.clicked'])
+    await new Promise((r) => setTimeout(r, 1_100))
+    await clicks(carol, 'backlog-c', 1)
+    expect(await queuedFor([other])).toBe(0)
+
+    expect((await carol.api.put(`/api/webhook/${dead}/update`, { enabled: false })).statusCode).toBe(200)
+    await new Promise((r) => setTimeout(r, 1_100))
+    await clicks(carol, 'backlog-c', 1)
+    expect(await queuedFor([other])).toBe(1)
+    // the disabled webhook's deliveries are still there, waiting for it
+    expect(await queuedFor([dead])).toBe(6)
+  })
 })

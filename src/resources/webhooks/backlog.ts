@@ -7,6 +7,8 @@ import type { Tx } from '../../db/client.js'
  * Receivers that never answer, or cannot keep up, would let one account grow the outbox without end
  * and slow every account's click writes with it. So while an account has `cap` deliveries pending,
  * its click events are not queued (the skips are counted on its webhooks); its other events still are.
+ * A disabled webhook's deliveries wait for it to be enabled again; they do not count, so switching
+ * off a dead receiver makes room for the account's others.
  *
  * Counting an account's backlog reads up to `cap` index entries, so a count is reused: this
  * instance adds what it queued since, and counts again when the count is old, sooner at the cap
@@ -41,7 +43,7 @@ export class ClickEventBacklog {
         await tx.execute(sql`select u.id as user_id, (
             select count(*)::int from (
               select 1 from webhooks w join webhook_deliveries d on d.webhook_id = w.id and d.status = 'pending'
-              where w.user_id = u.id limit ${this.cap}
+              where w.user_id = u.id and w.enabled limit ${this.cap}
             ) s
           ) as n
           from unnest(${sql.raw(`array[${stale.map(Number).join(',')}]`)}::int[]) as u(id)`),
