@@ -45,7 +45,9 @@ export class InFlightLimit {
       return done()
     }
     if (p.waiting.length >= this.queue) {
-      return done(new ApiError(429, `Too many requests at once: ${this.limit} are handled at a time and ${this.queue} more may wait. Wait for answers before sending more.`))
+      // a second: by then the ones ahead have most likely been answered
+      const refusal = `Too many requests at once: ${this.limit} are handled at a time and ${this.queue} more may wait. Wait for answers before sending more.`
+      return done(new ApiError(429, refusal, undefined, undefined, 1))
     }
     p.waiting.push(req)
     this.holds.set(req, { key, state: 'waiting', go: () => done() })

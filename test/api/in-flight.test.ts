@@ -59,6 +59,7 @@ describe('requests handled at once, per key', () => {
     const queued = Array.from({ length: QUEUE - 1 }, () => list(alice.key))
     const refused = await list(alice.key)
     expect(refused.status).toBe(429)
+    expect(refused.headers.get('retry-after')).toBe('1')
     expect((await refused.json()).message).toBe(`Too many requests at once: ${LIMIT} are handled at a time and ${QUEUE} more may wait. Wait for answers before sending more.`)
 
     // one slow request finishes: the queue moves, in order, and everything waiting is answered
