@@ -34,9 +34,14 @@ export class InFlightLimit {
   ) {}
 
   /** The onRequest hook; it must run after authentication, which names the principal. */
-  readonly hook: onRequestHookHandler = (req, _reply, done) => {
+  readonly hook: onRequestHookHandler = (req, reply, done) => {
     const key = principalOf(req)
     if (key === undefined) return done()
+    // the response's 'close' comes however the request ends; onResponse does not when the client
+    // left after sending its whole request (a browser cancelling a fetch), nor onRequestAbort. A
+    // client gone before this hook ran (during authentication) has had its 'close': it takes no place
+    if (req.raw.socket == null || req.raw.socket.destroyed === true) return done()
+    reply.raw.once('close', () => this.release(req))
     let p = this.principals.get(key)
     if (!p) this.principals.set(key, (p = { running: 0, waiting: [] }))
     if (p.running < this.limit) {
@@ -79,8 +84,8 @@ export class InFlightLimit {
   /** Adds the limit to `scope`, after its rate limit; `release` runs when each request ends. */
   register(scope: FastifyInstance): void {
     scope.addHook('onRequest', this.hook)
+    // at once, where the socket's close would come later or (injected requests) not at all
     scope.addHook('onResponse', async (req) => this.release(req))
-    scope.addHook('onRequestAbort', async (req) => this.release(req))
   }
 }
 

@@ -75,4 +75,62 @@ describe('requests handled at once, per key', () => {
     await new Promise((r) => setTimeout(r, 300))
     expect(await settled(list(alice.key), 2_000)).toBe(true)
   })
+  it('a request whose client leaves after sending all of it, queued or running, gives its place back', async () => {
+    const slow = await Promise.all(Array.from({ length: LIMIT }, () => slowCreate(bob.key)))
+    held.push(...slow.map((s) => s.socket))
+    await new Promise((r) => setTimeout(r, 300))
+    // a whole request, queued behind them; its client leaves
+    const gone = connect(port, '127.0.0.1', () => gone.write(`GET /api/urls HTTP/1.1\r\nHost: kurz.test\r\nAuthorization: Bearer ${bob.key}\r\n\r\n`))
+    gone.on('error', () => {})
+    await new Promise((r) => setTimeout(r, 200))
+    gone.destroy()
+    // the slow ones finish
+    for (const s of slow) s.socket.write(BODY.slice(5))
+    expect(await Promise.all(slow.map((s) => s.answer))).toEqual(Array(LIMIT).fill('200'))
+    // LIMIT - 1 held again leave room for one: nothing was kept by the request whose client left
+    const again = await Promise.all(Array.from({ length: LIMIT - 1 }, () => slowCreate(bob.key)))
+    held.push(...again.map((s) => s.socket))
+    await new Promise((r) => setTimeout(r, 300))
+    expect(await settled(list(bob.key), 2_000)).toBe(true)
+  })
+  it('clients that leave while their requests are being authenticated take no place', async () => {
+    const carol = await t.makeUser()
+    // each request whole, its connection closed at once: most are gone before the key is checked
+    await Promise.all(
+      Array.from({ length: 100 }, () => new Promise<void>((done) => {
+        const s = connect(port, '127.0.0.1', () => {
+          s.write(`GET /api/urls HTTP/1.1\r\nHost: kurz.test\r\nAuthorization: Bearer ${carol.key}\r\n\r\n`)
+          s.destroy()
+          done()
+        })
+        s.on('error', () => {})
+      })),
+    )
+    await new Promise((r) => setTimeout(r, 500))
+    const slow = await Promise.all(Array.from({ length: LIMIT - 1 }, () => slowCreate(carol.key)))
+    held.push(...slow.map((s) => s.socket))
+    await new Promise((r) => setTimeout(r, 300))
+    expect(await settled(list(carol.key), 2_000)).toBe(true)
+  })
+  it('an import whose client leaves at once keeps no place: the account’s next import is taken', async () => {
+    const dan = await t.makeUser({ plan: 'pro' })
+    const body = 'url,alias\nhttps://example.com/gone,gone-1\n'
+    await Promise.all(
+      Array.from({ length: 50 }, () => new Promise<void>((done) => {
+        const s = connect(port, '127.0.0.1', () => {
+          s.write(`POST /api/urls/import HTTP/1.1\r\nHost: kurz.test\r\nAuthorization: Bearer ${dan.key}\r\nContent-Type: text/csv\r\nContent-Length: ${body.length}\r\n\r\n${body}`)
+          s.destroy()
+          done()
+        })
+        s.on('error', () => {})
+      })),
+    )
+    await new Promise((r) => setTimeout(r, 1_000))
+    const res = await fetch(`http://127.0.0.1:${port}/api/urls/import?format=csv`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${dan.key}`, host: 'kurz.test', 'content-type': 'text/csv' },
+      body: 'url,alias\nhttps://example.com/kept,kept-1\n',
+    })
+    expect(res.status, await res.clone().text()).toBe(200)
+  })
 })

@@ -59,10 +59,10 @@ export const webhookDeliveries = pgTable(
     deliveredAt: at(),
   },
   (t) => [
-    index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
     index('webhook_deliveries_webhook_idx').on(t.webhookId, t.id),
-    // what the click writer counts to know an account's backlog (backlog.ts), and /metrics the queue
-    index('webhook_deliveries_pending_idx').on(t.webhookId).where(sql`${t.status} = 'pending'`),
+    // each webhook's due deliveries, oldest first (deliver.ts claims a few per account); what the
+    // click writer counts to know an account's backlog (backlog.ts); /metrics' queue depth
+    index('webhook_deliveries_pending_idx').on(t.webhookId, t.nextAttemptAt, t.id).where(sql`${t.status} = 'pending'`),
     // /metrics counts failed deliveries without reading the delivered ones kept beside them
     index('webhook_deliveries_failed_idx').on(t.webhookId).where(sql`${t.status} = 'failed'`),
   ],

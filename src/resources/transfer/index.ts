@@ -93,17 +93,21 @@ const transfer: FastifyPluginAsync = async (app) => {
   // holds its file as text and parses it whole, so ten at once from one key took 1.4 GB.
   const importing = new Set<number>()
   const holders = new WeakSet<FastifyRequest>()
-  const claim = async (req: FastifyRequest) => {
-    if (importing.has(req.user.id)) throw conflict('An import is already running for this account: wait for it to finish (or cancel it), then send this file.')
-    importing.add(req.user.id)
-    holders.add(req)
-  }
   const release = async (req: FastifyRequest) => {
     if (holders.delete(req)) importing.delete(req.user.id)
   }
+  const claim = async (req: FastifyRequest, reply: FastifyReply) => {
+    if (importing.has(req.user.id)) throw conflict('An import is already running for this account: wait for it to finish (or cancel it), then send this file.')
+    // a client already gone would never be answered, so never give the place back
+    if (req.raw.socket == null || req.raw.socket.destroyed === true) return
+    importing.add(req.user.id)
+    holders.add(req)
+    // the response's 'close' comes however the request ends, its client gone included
+    reply.raw.once('close', () => void release(req))
+  }
 
   // POST /api/urls/import?format=csv|bitly|yourls|shlink|kutt – the file as the body (text/csv or application/json)
-  const once = { onRequest: claim, onResponse: release, onRequestAbort: release }
+  const once = { onRequest: claim, onResponse: release }
   r.post('/api/urls/import', { schema: { querystring: importQuery }, bodyLimit: IMPORT_BODY_LIMIT, errorHandler: importErrorHandler, ...once }, async (req, reply) => {
     const type = mediaType(req)
     if (type !== 'text/csv' && type !== 'application/json') throw unsupportedType(type)

@@ -18,6 +18,8 @@ export interface DeliveryOptions {
   backoffMs: number[]
   /** sends in flight at once, per instance */
   concurrency: number
+  /** of those, at most this many to one account's receivers: a receiver that hangs holds only its account's share */
+  perAccount: number
   /** how often due rows are looked for when idle */
   pollMs: number
   timeoutMs: number
@@ -35,7 +37,8 @@ const MINUTE = 60_000
 const HOUR = 60 * MINUTE
 export const DEFAULT_DELIVERY: DeliveryOptions = {
   backoffMs: [10_000, MINUTE, 10 * MINUTE, HOUR, 6 * HOUR, 24 * HOUR],
-  concurrency: 16,
+  concurrency: 32,
+  perAccount: 8,
   pollMs: 1_000,
   timeoutMs: 5_000,
   leaseMs: 60_000,
@@ -47,6 +50,7 @@ export const DEFAULT_DELIVERY: DeliveryOptions = {
 interface Claimed {
   id: number
   webhook_id: number
+  user_id: number
   event: string
   data: string
   attempts: number
@@ -84,6 +88,8 @@ export class DeliveryWorker {
   private timer: NodeJS.Timeout | null = null
   private pumping: Promise<void> | null = null
   private readonly inFlight = new Set<Promise<void>>()
+  /** sends in flight by account (perAccount) */
+  private readonly busy = new Map<number, number>()
   private closed = false
   private lastPrune = 0
   /** the last poll failed for want of the database: said once until it answers again */
@@ -145,12 +151,12 @@ export class DeliveryWorker {
           continue
         }
         const room = this.opts.concurrency - this.inFlight.size
-        const claimed = await this.claim(room)
-        for (const d of claimed) {
-          const p: Promise<void> = this.send(d).finally(() => this.inFlight.delete(p))
-          this.inFlight.add(p)
-        }
-        if (claimed.length < room) break
+        const { claimed, heldBack } = await this.claim(room)
+        for (const d of claimed) this.launch(d)
+        if (claimed.length === room) continue
+        // due deliveries of accounts at their share wait for one of their sends, not for the next poll
+        if (!heldBack || this.inFlight.size === 0) break
+        if (claimed.length === 0) await Promise.race(this.inFlight)
       }
       if (Date.now() - this.lastPrune > HOUR) await this.prune()
       if (this.databaseAway) {
@@ -167,18 +173,60 @@ export class DeliveryWorker {
     }
   }
 
-  private async claim(n: number): Promise<Claimed[]> {
+  private launch(d: Claimed): void {
+    const user = Number(d.user_id)
+    this.busy.set(user, (this.busy.get(user) ?? 0) + 1)
+    const p: Promise<void> = this.send(d).finally(() => {
+      this.inFlight.delete(p)
+      const n = this.busy.get(user)! - 1
+      if (n > 0) this.busy.set(user, n)
+      else this.busy.delete(user)
+    })
+    this.inFlight.add(p)
+  }
+
+  /**
+   * Up to `n` due deliveries, oldest first, but no account past its share (perAccount, counting
+   * what this instance is sending it now): one account's hanging receivers and deep queue must not
+   * hold every slot while other accounts' deliveries wait behind. Each webhook's due rows are read
+   * from its own end of the pending index, so a deep queue is not read past its first few.
+   */
+  private async claim(n: number): Promise<{ claimed: Claimed[]; heldBack: boolean }> {
+    const per = this.opts.perAccount
+    const due = rowsOf<{ id: number; user_id: number }>(
+      await this.db.execute(sql`select c.id, w.user_id from webhooks w
+        cross join lateral (
+          select id, next_attempt_at from webhook_deliveries
+          where webhook_id = w.id and status = 'pending' and next_attempt_at <= now()
+          order by next_attempt_at, id limit ${per}
+        ) c
+        order by c.next_attempt_at, c.id`),
+    )
+    const taken = new Map<number, number>()
+    const ids: number[] = []
+    let heldBack = false
+    for (const d of due) {
+      if (ids.length === n) break
+      const user = Number(d.user_id)
+      const count = (this.busy.get(user) ?? 0) + (taken.get(user) ?? 0)
+      if (count >= per) {
+        heldBack = true
+        continue
+      }
+      taken.set(user, (taken.get(user) ?? 0) + 1)
+      ids.push(Number(d.id))
+    }
+    if (ids.length === 0) return { claimed: [], heldBack }
+    // another instance may have leased some meanwhile: those are skipped, not waited for
     const r = await this.db.execute(sql`update webhook_deliveries d
         set next_attempt_at = now() + ${`${this.opts.leaseMs} milliseconds`}::interval
       from webhooks w
       where w.id = d.webhook_id and d.id in (
         select id from webhook_deliveries
-        where status = 'pending' and next_attempt_at <= now()
-        order by next_attempt_at, id
-        limit ${n}
+        where id in ${sql.raw(`(${ids.join(',')})`)} and status = 'pending' and next_attempt_at <= now()
         for update skip locked)
-      returning d.id, d.webhook_id, d.event, d.data, d.attempts, d.manual, d.created_at, w.url, w.secret, w.enabled, w.failing_since`)
-    return rowsOf<Claimed>(r)
+      returning d.id, d.webhook_id, w.user_id, d.event, d.data, d.attempts, d.manual, d.created_at, w.url, w.secret, w.enabled, w.failing_since`)
+    return { claimed: rowsOf<Claimed>(r), heldBack }
   }
 
   private async send(d: Claimed): Promise<void> {
