@@ -99,10 +99,7 @@ describe('forward-only migrations', () => {
         }
         expect(await migrationStatus(app.db)).toEqual({ applied: expect.arrayContaining(['0000_init']), pending: [], legacyInit: false })
 
-        // and today's code serves them: the short link redirects, the statistics include the old clicks
-        const visit = await app.inject({ method: 'GET', url: '/spring', headers: { host: 'kurz.test' } })
-        expect(visit.statusCode).toBe(302)
-        expect(visit.headers.location).toBe('https://example.com/spring-sale')
+        // and today's code serves them: the statistics include the old clicks, the short link redirects
         const old = await app.inject({ method: 'GET', url: '/api/account', headers: { authorization: `Bearer ${OLD_KEY}` } })
         expect(old.json().data).toMatchObject({ id: 2, email: 'other@example.com' })
         const key = await rotateApiKey(app.db, app.keys, 1)
@@ -113,6 +110,10 @@ describe('forward-only migrations', () => {
         expect(link.json().data.topCountries).toEqual({ France: '2', Germany: '1' })
         const [folded] = (await app.db.execute<{ day: string }>(sql`select day::text as day from click_totals_through`)).rows
         expect(folded.day).toBe(new Date().toISOString().slice(0, 10))
+        // visited after the statistics are read: its own click, written whenever its batch goes, is not in them
+        const visit = await app.inject({ method: 'GET', url: '/spring', headers: { host: 'kurz.test' } })
+        expect(visit.statusCode).toBe(302)
+        expect(visit.headers.location).toBe('https://example.com/spring-sale')
       } finally {
         await app.close()
       }
