@@ -1,3 +1,5 @@
+import { v4FromGroups, v6Groups } from './ssrf.js'
+
 /**
  * The address block a client is counted by across many keys: an IPv4 address, or the /64 of an
  * IPv6 address, which one subscriber gets whole (a home, a phone, a virtual server), so taking a
@@ -6,20 +8,9 @@
  */
 export function addressBlock(ip: string): string {
   if (!ip.includes(':')) return ip
-  let host: string
-  try {
-    // the URL parser's canonical form: lower case, one `::` at most, a dotted tail as two groups
-    host = new URL(`http://[${ip}]/`).hostname.slice(1, -1)
-  } catch {
-    return ip // not an address the parser takes (a zone id): counted as sent
-  }
-  const [head, tail] = host.split('::')
-  const left = head ? head.split(':') : []
-  const right = tail ? tail.split(':') : []
-  const groups = tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right]
-  if (groups.slice(0, 6).every((g, i) => (i < 5 ? g === '0' : g === 'ffff'))) {
-    const [hi, lo] = groups.slice(6).map((g) => parseInt(g, 16))
-    return [hi >> 8, hi & 255, lo >> 8, lo & 255].join('.')
-  }
-  return `${groups.slice(0, 4).join(':')}::/64`
+  // the SSRF guard's parser (8 groups of 16 bits); an address with a zone id is counted as sent
+  const g = ip.includes('%') ? null : v6Groups(ip)
+  if (!g) return ip
+  if (g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff) return v4FromGroups(g[6], g[7])
+  return `${g.slice(0, 4).map((x) => x.toString(16)).join(':')}::/64`
 }

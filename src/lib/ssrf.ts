@@ -126,7 +126,7 @@ function v4Reason(a: string): string | null {
 }
 
 /** IPv6 text → 8 groups of 16 bits, or null. Accepts an embedded dotted quad at the end. */
-function v6Groups(input: string): number[] | null {
+export function v6Groups(input: string): number[] | null {
   let a = input.toLowerCase()
   const zone = a.indexOf('%')
   if (zone >= 0) a = a.slice(0, zone)
@@ -152,7 +152,7 @@ function v6Groups(input: string): number[] | null {
   return [...head.map((x) => parseInt(x, 16)), ...zeros, ...rest.map((x) => parseInt(x, 16)), ...tail]
 }
 
-const v4FromGroups = (hi: number, lo: number) => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`
+export const v4FromGroups = (hi: number, lo: number) => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`
 
 /** Why an IPv6 address is not public, or null when it is a public unicast address. */
 function v6Reason(a: string): string | null {
