@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify'
 import { ApiError } from './errors.js'
+import { whenRequestEnds } from './request-end.js'
 
 /*
  * A fair share of the database for each API key and dashboard session. The rate limit bounds how
@@ -37,11 +38,8 @@ export class InFlightLimit {
   readonly hook: onRequestHookHandler = (req, reply, done) => {
     const key = principalOf(req)
     if (key === undefined) return done()
-    // the response's 'close' comes however the request ends; onResponse does not when the client
-    // left after sending its whole request (a browser cancelling a fetch), nor onRequestAbort. A
-    // client gone before this hook ran (during authentication) has had its 'close': it takes no place
-    if (req.raw.socket == null || req.raw.socket.destroyed === true) return done()
-    reply.raw.once('close', () => this.release(req))
+    // a client gone already (during authentication) takes no place
+    if (!whenRequestEnds(req, reply, () => this.release(req))) return done()
     let p = this.principals.get(key)
     if (!p) this.principals.set(key, (p = { running: 0, waiting: [] }))
     if (p.running < this.limit) {

@@ -9,6 +9,7 @@ import { ApiError, badRequest, conflict, errorHandler, notFound } from '../../ht
 import { NOT_JSON } from '../../http/body.js'
 import { idParam, optional } from '../../http/fields.js'
 import { parseTimestamp, toDay } from '../../http/format.js'
+import { whenRequestEnds } from '../../http/request-end.js'
 import { clicksCsv, linksCsv } from './export.js'
 import { IMPORT_FORMATS } from './formats.js'
 import { importLinks } from './import.js'
@@ -98,12 +99,10 @@ const transfer: FastifyPluginAsync = async (app) => {
   }
   const claim = async (req: FastifyRequest, reply: FastifyReply) => {
     if (importing.has(req.user.id)) throw conflict('An import is already running for this account: wait for it to finish (or cancel it), then send this file.')
-    // a client already gone would never be answered, so never give the place back
-    if (req.raw.socket == null || req.raw.socket.destroyed === true) return
+    // a client already gone takes no place: it would never be given back
+    if (!whenRequestEnds(req, reply, () => void release(req))) return
     importing.add(req.user.id)
     holders.add(req)
-    // the response's 'close' comes however the request ends, its client gone included
-    reply.raw.once('close', () => void release(req))
   }
 
   // POST /api/urls/import?format=csv|bitly|yourls|shlink|kutt – the file as the body (text/csv or application/json)
