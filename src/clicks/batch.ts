@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import type { Db, Tx } from '../db/client.js'
+import { type Db, type Tx, rowsOf } from '../db/client.js'
 import { batchArgs, type SpoolPart } from './batch-payload.js'
 import { enrich } from './enrich.js'
 import type { BufferedHit } from './hit.js'
@@ -12,9 +12,6 @@ import type { BufferedHit } from './hit.js'
  * statistics never disagree with counters and a batch costs one round trip. What to
  * write when, and what to do when it fails, is the recorder's job.
  */
-
-/** Rows of a raw statement: both drivers answer `{ rows }`. */
-const rowsOf = <T>(result: unknown): T[] => (result as { rows: T[] }).rows
 
 /**
  * Work that joins a batch's transaction (webhooks queue click events). When `active()` is false

@@ -13,6 +13,9 @@ export type Schema = typeof schema
 export type Db = NodePgDatabase<Schema>
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
 
+/** Rows of a raw statement (`db.execute`): both drivers answer `{ rows }`. */
+export const rowsOf = <T>(result: unknown): T[] => (result as { rows: T[] }).rows
+
 export interface DbHandle {
   db: Db
   kind: 'pg' | 'pglite'

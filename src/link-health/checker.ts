@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm'
 import type { FastifyBaseLogger } from 'fastify'
-import type { Db } from '../db/client.js'
+import { type Db, rowsOf } from '../db/client.js'
 import type { HealthState } from '../db/schema/index.js'
 import { probe, PROBE_TIMEOUT, type ProbeResult } from './probe.js'
 import { recordHealth } from './store.js'
@@ -28,8 +28,6 @@ export const DEFAULT_HEALTH: Omit<HealthOptions, 'intervalSec' | 'allowPrivate'>
   hostSpacingMs: 2_000,
   timeoutMs: PROBE_TIMEOUT,
 }
-
-const rowsOf = <T>(result: unknown): T[] => (result as { rows: T[] }).rows
 
 const hostOf = (url: string) => {
   try {

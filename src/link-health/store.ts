@@ -1,13 +1,10 @@
 import { sql } from 'drizzle-orm'
-import type { Db } from '../db/client.js'
+import { type Db, rowsOf } from '../db/client.js'
 import type { HealthState } from '../db/schema/index.js'
 import { toTimestamp } from '../http/format.js'
 import { shortUrlOf } from '../lib/short-url.js'
 import { enqueueEvent } from '../resources/webhooks/outbox.js'
 import type { ProbeResult } from './probe.js'
-
-/** Rows of a raw statement: both drivers answer `{ rows }`. */
-const rowsOf = <T>(result: unknown): T[] => (result as { rows: T[] }).rows
 
 export interface Recorded {
   previous: HealthState

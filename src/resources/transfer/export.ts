@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import type { Db } from '../../db/client.js'
+import { type Db, rowsOf } from '../../db/client.js'
 import { toTimestamp } from '../../http/format.js'
 import { shortUrlOf } from '../../lib/short-url.js'
 import { csvLine } from './csv.js'
@@ -11,8 +11,6 @@ import { csvLine } from './csv.js'
  */
 
 const PAGE = 2_000
-const rowsOf = <T>(result: unknown): T[] => (result as { rows: T[] }).rows
-
 export const LINK_COLUMNS = ['id', 'alias', 'shorturl', 'longurl', 'title', 'description', 'clicks', 'uniqueClicks', 'date', 'domain', 'campaign', 'channels', 'expiry']
 export const CLICK_COLUMNS = ['date', 'country', 'referrer', 'browser', 'os', 'device', 'language', 'bot']
 

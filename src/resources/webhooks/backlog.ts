@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import type { Tx } from '../../db/client.js'
+import { type Tx, rowsOf } from '../../db/client.js'
 
 /*
  * How far behind an account's webhook receivers are, as the click writer sees it. Click events fan
@@ -18,8 +18,6 @@ import type { Tx } from '../../db/client.js'
 /** A count trusted this long below the cap, and this long at it. */
 const RECOUNT_MS = 10_000
 const RECOUNT_FULL_MS = 1_000
-
-const rowsOf = <T>(result: unknown): T[] => (result as { rows: T[] }).rows
 
 export class ClickEventBacklog {
   private readonly known = new Map<number, { pending: number; at: number }>()

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
 import { sql } from 'drizzle-orm'
-import type { Db } from '../../db/client.js'
+import { type Db, rowsOf } from '../../db/client.js'
 import { isDatabaseUnavailable } from '../../http/errors.js'
 import { toTimestamp } from '../../http/format.js'
 import { safeFetch, SsrfError } from '../../lib/ssrf.js'
@@ -67,8 +67,6 @@ export interface DeliveryStats {
   failedAttempts: number
   inFlight: number
 }
-
-const rowsOf = <T>(result: unknown): T[] => (result as { rows: T[] }).rows
 
 /** The status of a delivery given up on: failed, unless the receiver took it once already (a manual resend). */
 const DONE = sql`case when delivered_at is null then 'failed' else 'delivered' end`
