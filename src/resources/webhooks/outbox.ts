@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import type { Db, Tx } from '../../db/client.js'
+import { type Db, type Tx, rowsOf } from '../../db/client.js'
 import type { WebhookEvent } from '../../db/schema/index.js'
 import { toTimestamp } from '../../http/format.js'
 import { shortUrlOf } from '../../lib/short-url.js'
@@ -11,9 +11,6 @@ import type { ClickEventBacklog } from './backlog.js'
  * nothing, and a committed one cannot lose its event to a crash. The delivery worker (deliver.ts)
  * reads the rows; nothing here does network I/O.
  */
-
-/** Rows of a raw statement: both drivers answer `{ rows }`. */
-const rowsOf = <T>(result: unknown): T[] => (result as { rows: T[] }).rows
 
 /**
  * Queues `event` for each enabled webhook of `userId` subscribed to it. `data` becomes the body's
@@ -85,7 +82,8 @@ export async function enqueueClickEvents(tx: Tx, publicUrl: string, backlog: Cli
 
   const out: { webhook_id: number; event: WebhookEvent; data: string }[] = []
   const missed = new Map<number, number>()
-  const perUser = new Map<number, number>()
+  // what each account queues now is what its room shrinks by
+  const roomBefore = new Map(room)
   for (const h of human) {
     if (room.get(h.userId)! <= 0) {
       for (const w of hooks) {
@@ -103,7 +101,6 @@ export async function enqueueClickEvents(tx: Tx, publicUrl: string, backlog: Cli
       if (link && w.events.includes('link.clicked')) out.push({ webhook_id: w.id, event: 'link.clicked', data: JSON.stringify({ link, ...(qr ? { qr } : {}), click }) })
       if (qr && w.events.includes('qr.scanned')) out.push({ webhook_id: w.id, event: 'qr.scanned', data: JSON.stringify({ qr, ...(link ? { link } : {}), click }) })
     }
-    perUser.set(h.userId, (perUser.get(h.userId) ?? 0) + out.length - first)
     room.set(h.userId, room.get(h.userId)! - (out.length - first))
   }
   if (missed.size > 0) {
@@ -115,7 +112,7 @@ export async function enqueueClickEvents(tx: Tx, publicUrl: string, backlog: Cli
   if (out.length === 0) return
   await tx.execute(sql`insert into webhook_deliveries (webhook_id, event, data)
     select webhook_id, event, data from json_populate_recordset(null::webhook_deliveries, ${JSON.stringify(out)}::json)`)
-  for (const [user, n] of perUser) backlog.queued(user, n)
+  for (const [user, left] of room) backlog.queued(user, roomBefore.get(user)! - left)
 }
 
 /** What link events carry: the link as a list shows it (deleted: what identified it). */
