@@ -136,16 +136,14 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: cancel and network failure
   it("on a phone the import's File field takes a line of its own, wide enough for the file's name", async () => {
     if (!transfers) return
     const page = await importPage(PHONE)
-    const format = (await page.getByLabel('Format').boundingBox())!
-    const file = (await page.getByLabel('File').boundingBox())!
-    expect(file.y).toBeGreaterThan(format.y + format.height)
-    expect(file.width).toBeGreaterThan(300)
+    const boxes = async () => ({ format: (await page.getByLabel('Format').boundingBox())!, file: (await page.getByLabel('File').boundingBox())! })
+    // polled: on a loaded machine the page's styles may still be applying when it is first measured
+    await expect.poll(async () => { const b = await boxes(); return b.file.y > b.format.y + b.format.height }).toBe(true)
+    await expect.poll(async () => (await boxes()).file.width).toBeGreaterThan(300)
     expect(await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth)).toBe(true)
     // at 1440 px the two still share a line
     await page.setViewportSize(WIDE)
-    const wideFormat = (await page.getByLabel('Format').boundingBox())!
-    const wideFile = (await page.getByLabel('File').boundingBox())!
-    expect(Math.abs(wideFile.y - wideFormat.y)).toBeLessThan(2)
+    await expect.poll(async () => { const b = await boxes(); return Math.abs(b.file.y - b.format.y) }).toBeLessThan(2)
   })
 
   it('the link form keeps its Targeting section in a file of its own (under 400 lines) and it still sends country targets', async () => {
