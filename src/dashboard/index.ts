@@ -143,8 +143,8 @@ const dashboard: FastifyPluginAsync<{ webRoot?: string }> = async (app, opts) =>
     const next = nextOf(req.body)
     if (!csrf.accepts(req, token)) return loginForm(reply, 403, { error: 'This sign-in form came from another site or is out of date: sign in again here.', next })
     const throttled = () => loginForm(reply.header('retry-after', 900), 429, { error: 'Too many attempts. Try again in 15 minutes.', email, next })
-    const key = `${req.ip}|${email.toLowerCase()}`
     const address = addressBlock(req.ip)
+    const key = `${address}|${email.toLowerCase()}`
     // counted before it is checked, so simultaneous guesses cannot all slip in; the address is
     // counted only past the email's budget, so one email hammered adds 5 to it, not every refusal
     if (!(await logins.take(key))) return throttled()

@@ -8,6 +8,7 @@ import { effectivePlan } from '../accounts/effective-plan.js'
 import type { Plan, User } from '../accounts/types.js'
 import { ApiError, forbidden, unauthorized } from './errors.js'
 import { Throttle } from '../lib/throttle.js'
+import { addressBlock } from '../lib/address-block.js'
 import { MINUTE } from '../lib/time.js'
 import { authenticateSession, isSessionRequest } from './session-auth.js'
 
@@ -69,11 +70,12 @@ export async function authenticate(req: FastifyRequest, reply: FastifyReply) {
   // behind a shared NAT or an untrusted proxy) must not lock out the right keys sent from it
   const found = await findByApiKey(app.db, app.keys, key, app.keyCache)
   if (!found) {
-    if (await guesses.spent(req.ip)) {
+    const address = addressBlock(req.ip)
+    if (await guesses.spent(address)) {
       reply.header('retry-after', KEY_GUESS_WINDOW / 1000)
       throw new ApiError(429, 'Too many wrong API keys from this address. Try again in 10 minutes.')
     }
-    await guesses.miss(req.ip)
+    await guesses.miss(address)
     throw unauthorized('That API key is not valid.')
   }
   if (found.revoked) throw unauthorized('That API key has expired: use the current key of the account.')

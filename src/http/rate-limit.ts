@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import rateLimit from '@fastify/rate-limit'
 import { ApiError } from './errors.js'
 import { fallbackStore } from './rate-limit-store.js'
+import { addressBlock } from '../lib/address-block.js'
 
 /**
  * Per-key rate limit for one interface (management or v1), each with its own budget. It runs after
@@ -23,7 +24,7 @@ export async function registerRateLimit(scope: FastifyInstance, opts: { max: num
     store: fallbackStore(scope.redis, `kurz-rl-${opts.name}-`),
     // the key's HMAC, not its row id: unique even across installations that share one Redis
     keyGenerator: (req: FastifyRequest) =>
-      req.user?.sessionHash ? `s${req.user.sessionHash.slice(0, 32)}` : req.user ? `k${req.user.keyHash?.slice(0, 32) ?? req.user.keyId}` : `ip${req.ip}`,
+      req.user?.sessionHash ? `s${req.user.sessionHash.slice(0, 32)}` : req.user ? `k${req.user.keyHash?.slice(0, 32) ?? req.user.keyId}` : `ip${addressBlock(req.ip)}`,
     errorResponseBuilder: (_req, ctx) =>
       new ApiError(429, `Rate limit exceeded: at most ${ctx.max} requests per ${window}. Retry in ${Math.min(Math.ceil(ctx.ttl / 1000), seconds)} seconds.`),
   })

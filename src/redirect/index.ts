@@ -7,6 +7,7 @@ import { notFoundPage } from '../lib/html.js'
 import { isApiPath, notFoundHandler } from '../http/errors.js'
 import { BusyError, verifyGuess } from '../lib/passwords.js'
 import { Throttle } from '../lib/throttle.js'
+import { addressBlock } from '../lib/address-block.js'
 import { MINUTE } from '../lib/time.js'
 import { safeUrl, withParameters } from '../visit/url.js'
 import { answerWhenSpooled } from '../visit/answer.js'
@@ -128,7 +129,7 @@ const redirect: FastifyPluginAsync = async (app) => {
     schemes: string[] = [],
   ): Promise<boolean> {
     const throttle = kind === 'link' ? linkPasswords : statsPasswords
-    const key = `${req.ip}|${linkId}`
+    const key = `${addressBlock(req.ip)}|${linkId}`
     const form = { action: selfPath(req), purpose: kind, hidden, destinationSchemes: schemes }
     // the attempt is counted before it is checked, so simultaneous guesses cannot all slip in
     if (!(await throttle.take(key))) {

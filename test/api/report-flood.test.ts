@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { eq } from 'drizzle-orm'
 import { appWith, type TestApp, type TestUser } from '../helpers/app.js'
 import { expectPage, visit } from '../helpers/visits.js'
+import { freshAddress } from '../helpers/addresses.js'
 import { linkReports } from '../../src/db/schema/index.js'
 import { REPORTS_PER_HOUR, REPORTS_PER_LINK, REPORTS_PER_MINUTE } from '../../src/resources/reports/public.js'
 
@@ -11,9 +12,7 @@ import { REPORTS_PER_HOUR, REPORTS_PER_LINK, REPORTS_PER_MINUTE } from '../../sr
  * nothing new), and at most REPORTS_PER_MINUTE reports are stored a minute from everyone.
  */
 
-const run = Math.floor(Math.random() * 0xffff).toString(16)
-let seq = 0
-const freshIp = () => `2001:db8:${run}::${(++seq).toString(16)}`
+const freshIp = freshAddress
 
 const SENT = 'Your report has been sent to the administrators'
 const ALREADY = 'This link has already been reported by others'

@@ -3,6 +3,7 @@ import { eq } from 'drizzle-orm'
 import { appWith, expectError, testApp, type TestApp, type TestUser } from '../helpers/app.js'
 import { countRows } from '../helpers/fixtures.js'
 import { expectPage, visit } from '../helpers/visits.js'
+import { freshAddress } from '../helpers/addresses.js'
 import { linkReports, links } from '../../src/db/schema/index.js'
 import { REPORTS_PER_HOUR } from '../../src/resources/reports/public.js'
 
@@ -11,9 +12,9 @@ import { REPORTS_PER_HOUR } from '../../src/resources/reports/public.js'
  * admins read the reports at GET /api/reports.
  */
 
-/** Addresses of this run only: with REDIS_URL the throttle's counts outlive the test database. */
-const run = Math.floor(Math.random() * 0xffff).toString(16)
-const ip = (n: number) => `2001:db8:${run}::${n}`
+/** Addresses of this run only (a /64 each): with REDIS_URL the throttle's counts outlive the test database. */
+const addresses = new Map<number, string>()
+const ip = (n: number) => addresses.get(n) ?? addresses.set(n, freshAddress()).get(n)!
 
 const HOSTILE = '<script>alert(1)</script>"\'><img src=x onerror=alert(2)>'
 

@@ -1,10 +1,10 @@
-import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { LightMyRequestResponse } from 'fastify'
 import { buildApp } from '../../src/app.js'
 import { testApp, testConfig, type TestApp, type TestUser } from '../helpers/app.js'
 import { addLink, addV1Link, created } from '../helpers/fixtures.js'
 import { visit } from '../helpers/visits.js'
+import { freshAddress } from '../helpers/addresses.js'
 
 /*
  * Issue 13 item 1: a burst of simultaneous guesses must not get past a throttle. Each test sends 60
@@ -36,12 +36,10 @@ function expectHeld(list: LightMyRequestResponse[], inStatus: number) {
   expect(by[429]).toBeGreaterThanOrEqual(BURST - 5)
 }
 
-// Redis keeps counters between runs for an hour, and ids restart with each test database: an
-// address of this run's own (64 random bits under the documentation prefix) keeps runs apart. One
-// of 250 IPv4 addresses did not: a run that drew an hour-old run's number got 429 for everything.
-const run = randomBytes(8).toString('hex').match(/.{4}/g)!.join(':')
-let ipSeq = 0
-const freshIp = () => `2001:db8:${run}::${(++ipSeq).toString(16)}`
+// Redis keeps counters between runs for an hour, and ids restart with each test database: a /64 of
+// this run's own keeps runs apart. One of 250 IPv4 addresses did not: a run that drew an hour-old
+// run's number got 429 for everything.
+const freshIp = freshAddress
 
 function suite(name: string, env: Record<string, string>, twoInstances: boolean) {
   describe(name, () => {

@@ -4,6 +4,7 @@ import { z } from 'zod'
 import { email as emailField, MAX_ID, text } from '../../http/fields.js'
 import { html, messagePage, notFoundPage, sendPage } from '../../lib/html.js'
 import { Throttle } from '../../lib/throttle.js'
+import { addressBlock } from '../../lib/address-block.js'
 import { HOUR } from '../../lib/time.js'
 import { shortUrlOf } from '../../lib/short-url.js'
 import type { OverlaySettings } from './present.js'
@@ -41,7 +42,7 @@ const overlayResponses: FastifyPluginAsync = async (app) => {
     const id = ID.test(pageId) ? Number(pageId) : 0
     if (id < 1 || id > MAX_ID) return notFoundPage(reply)
     // every attempt counts, valid or not, so a script cannot flood the owner's inbox or a poll
-    const key = `${req.ip}|${id}`
+    const key = `${addressBlock(req.ip)}|${id}`
     if (!(await throttle.take(key))) {
       reply.header('retry-after', 3600)
       return messagePage(reply, 429, 'Too many answers', 'You have sent several answers already. Please try again later.')

@@ -5,6 +5,7 @@ import { badRequest } from '../../http/errors.js'
 import { optional } from '../../http/fields.js'
 import { messagePage, notFoundPage } from '../../lib/html.js'
 import { Throttle } from '../../lib/throttle.js'
+import { addressBlock } from '../../lib/address-block.js'
 import { MINUTE } from '../../lib/time.js'
 import { answerWhenSpooled } from '../../visit/answer.js'
 import { visitorFromRequest } from '../../visit/visitor.js'
@@ -81,7 +82,7 @@ async function sendImage(req: FastifyRequest, reply: FastifyReply, renders: Thro
   const etag = etagOf(renderKey(content, o))
   reply.header('etag', etag).header('cache-control', 'public, max-age=300').header('x-content-type-options', 'nosniff')
   if (matchesEtag(req, etag)) return reply.code(304).send()
-  if (!isRendered(content, o) && !(await renders.take(req.ip))) {
+  if (!isRendered(content, o) && !(await renders.take(addressBlock(req.ip)))) {
     reply.header('retry-after', 60).header('cache-control', 'no-store').removeHeader('etag')
     return messagePage(reply, 429, 'Too many QR images', 'This address has asked for many different QR images in the last minute. Try again in a minute.')
   }

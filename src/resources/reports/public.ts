@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import formbody from '@fastify/formbody'
 import { Throttle } from '../../lib/throttle.js'
+import { addressBlock } from '../../lib/address-block.js'
 import { HOUR, MINUTE } from '../../lib/time.js'
 import { shortUrlOf } from '../../lib/short-url.js'
 import { messagePage } from '../../lib/html.js'
@@ -10,7 +11,7 @@ import { CONTROL_CHARS } from '../../http/fields.js'
 
 /** Stored aliases are [A-Za-z0-9_-] (DECISIONS §4): anything else can only be a miss. */
 const ALIAS = /^[A-Za-z0-9_-]{1,128}$/
-/** Reports per IP an hour: enough for an honest visitor, too few to flood the admins' list. */
+/** Reports per address (lib/address-block) an hour: enough for an honest visitor, too few to flood the admins' list. */
 export const REPORTS_PER_HOUR = 5
 /**
  * Reports of one link kept waiting: enough for an admin to see it is reported by many, where
@@ -31,7 +32,7 @@ function field(body: unknown, name: string): string {
 
 /**
  * `/<alias>/report`: anyone can report a short link (DECISIONS §10.6). GET shows the form, POST
- * stores the report (throttled per IP). A path that names no link gets exactly what it got before
+ * stores the report (throttled per address). A path that names no link gets exactly what it got before
  * this route existed (the not-found handler), so reserved paths such as `/api/report` are unchanged.
  */
 const reportPages: FastifyPluginAsync = async (app) => {
@@ -73,14 +74,15 @@ const reportPages: FastifyPluginAsync = async (app) => {
       return reportForm(reply, 400, { ...form, error: 'That email address does not look right.' })
     }
     // counted before it is stored, so a burst cannot slip past the budget
-    if (!(await throttle.take(req.ip))) {
+    const address = addressBlock(req.ip)
+    if (!(await throttle.take(address))) {
       reply.header('retry-after', Math.ceil(HOUR / 1000))
       return messagePage(reply, 429, 'Too many reports', 'You have sent many reports in a short time. Try again in an hour.')
     }
     const all = await everyone.attempt('all')
     if (!all.ok) {
       // not this visitor's doing: their own budget is kept for when there is room
-      await throttle.giveBack(req.ip)
+      await throttle.giveBack(address)
       reply.header('retry-after', Math.ceil(all.retryMs / 1000))
       return messagePage(reply, 429, 'Too many reports', 'Many reports are arriving right now. Try again in a minute.')
     }
