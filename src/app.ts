@@ -49,6 +49,7 @@ import campaignPages from './resources/campaigns/public.js'
 import overlayResponses from './resources/pages/public.js'
 import webhooks from './resources/webhooks/index.js'
 import { DeliveryWorker, type DeliveryOptions } from './resources/webhooks/deliver.js'
+import { DAY } from './lib/time.js'
 import { ClickEventBacklog } from './resources/webhooks/backlog.js'
 import { clickEvents } from './resources/webhooks/clicks.js'
 import { registerWebhookSubscriptions } from './resources/webhooks/subscriptions.js'
@@ -221,7 +222,7 @@ export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promis
     await app.clicks.close()
   })
   // added after the clicks' hook, so it runs first: events the last click batch queues wait in the outbox for the next start
-  app.decorate('webhooks', new DeliveryWorker(handle.db, app.log, { allowPrivate: config.allowPrivateTargets, ...deps.webhooks }))
+  app.decorate('webhooks', new DeliveryWorker(handle.db, app.log, { allowPrivate: config.allowPrivateTargets, keepMs: config.webhookKeepDays * DAY, ...deps.webhooks }))
   app.addHook('onReady', async () => app.webhooks.start())
   app.addHook('onClose', async () => app.webhooks.close())
   const healthOptions = { intervalSec: config.healthCheckInterval, allowPrivate: config.allowPrivateTargets, ...deps.health }

@@ -142,6 +142,8 @@ const env = z.object({
   CREATE_LIMIT_PER_HOUR: z.coerce.number({ message: 'CREATE_LIMIT_PER_HOUR must be a whole number' }).int('CREATE_LIMIT_PER_HOUR must be a whole number').min(0, 'CREATE_LIMIT_PER_HOUR must be 0 (no limit) or more').default(1000),
   // pending webhook deliveries an account may have before its click events stop being queued (webhooks/backlog.ts)
   WEBHOOK_CLICK_BACKLOG: wholeNumber('WEBHOOK_CLICK_BACKLOG', 1, Number.MAX_SAFE_INTEGER, 50_000, ' of deliveries'),
+  // days delivered and failed webhook deliveries are kept for their owners to read (webhooks/deliver.ts)
+  WEBHOOK_KEEP_DAYS: wholeNumber('WEBHOOK_KEEP_DAYS', 1, 365, 30, ' of days'),
   // for clients written against installations that answer differently from SPEC.md (README)
   COMPAT_LIST_ERROR: lowerEnum('COMPAT_LIST_ERROR', ['string', 'number']).default('string'),
   COMPAT_V1: lowerEnum('COMPAT_V1', ['kurz', 'phpshort']).default('kurz'),
@@ -196,6 +198,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     createLimitPerHour: e.CREATE_LIMIT_PER_HOUR,
     /** pending deliveries past which an account's click events are not queued */
     webhookClickBacklog: e.WEBHOOK_CLICK_BACKLOG,
+    /** days delivered and failed deliveries are kept */
+    webhookKeepDays: e.WEBHOOK_KEEP_DAYS,
     compat: { listError: e.COMPAT_LIST_ERROR, v1: e.COMPAT_V1 },
   })
 }

@@ -26,6 +26,7 @@ describe('loadConfig', () => {
       healthCheckInterval: 21600,
       createLimitPerHour: 1000,
       webhookClickBacklog: 50_000,
+      webhookKeepDays: 30,
       compat: { listError: 'string', v1: 'kurz' },
     })
     expect(Object.isFrozen(c)).toBe(true)
@@ -45,7 +46,7 @@ describe('loadConfig', () => {
       PORT: '4000', HOST: '127.0.0.1', PUBLIC_URL: 'https://go.example', DATABASE_URL: 'postgres://u@db:5432/kurz',
       DATA_DIR: '/var/lib/kurz', SECRET_KEY: 'k'.repeat(32), ADMIN_EMAIL: 'ops@example.com', ADMIN_USERNAME: 'ops',
       ADMIN_PASSWORD: 'hunter22', ADMIN_API_KEY: 'A'.repeat(32), RATE_LIMIT_MAX: '10', RATE_LIMIT_WINDOW: '30',
-      V1_RATE_LIMIT_MAX: '50', DASHBOARD_RATE_LIMIT_MAX: '900', REDIS_URL: 'redis://cache:6379', TRUST_PROXY: 'true', REDIRECT_STATUS: '301', REDIRECT_CACHE_SIZE: '250000', LOG_LEVEL: 'warn', WEBHOOK_CLICK_BACKLOG: '1000',
+      V1_RATE_LIMIT_MAX: '50', DASHBOARD_RATE_LIMIT_MAX: '900', REDIS_URL: 'redis://cache:6379', TRUST_PROXY: 'true', REDIRECT_STATUS: '301', REDIRECT_CACHE_SIZE: '250000', LOG_LEVEL: 'warn', WEBHOOK_CLICK_BACKLOG: '1000', WEBHOOK_KEEP_DAYS: '7',
       CORS_ORIGINS: 'https://App.Example.com:443, http://localhost:5173/, https://app.example.com',
     })
     expect(c).toMatchObject({
@@ -61,6 +62,7 @@ describe('loadConfig', () => {
       redirect: { status: 301, cacheSize: 250_000 },
       logLevel: 'warn',
       webhookClickBacklog: 1000,
+      webhookKeepDays: 7,
     })
   })
 
@@ -110,6 +112,8 @@ describe('loadConfig', () => {
     [{ REDIRECT_CACHE_SIZE: 'lots' }, /REDIRECT_CACHE_SIZE must be a whole number of links/],
     [{ REDIRECT_CACHE_SIZE: '10' }, /REDIRECT_CACHE_SIZE must be at least 100/],
     [{ WEBHOOK_CLICK_BACKLOG: '0' }, /WEBHOOK_CLICK_BACKLOG must be a whole number of deliveries from 1 up/],
+    [{ WEBHOOK_KEEP_DAYS: '0' }, /WEBHOOK_KEEP_DAYS must be a whole number of days from 1 to 365/],
+    [{ WEBHOOK_KEEP_DAYS: '2.5' }, /WEBHOOK_KEEP_DAYS must be a whole number of days from 1 to 365/],
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL/],
     [{ LOG_IPS: 'sometimes' }, /LOG_IPS must be true or false/],
     [{ COMPAT_LIST_ERROR: 'int' }, /COMPAT_LIST_ERROR must be string or number/],
@@ -161,7 +165,7 @@ describe('loadConfig', () => {
   it('reads exactly the variables of DECISIONS §1, each documented in README.md', () => {
     expect([...ENV_VARS].sort()).toEqual([
       'ADMIN_API_KEY', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'ADMIN_USERNAME', 'ALLOW_PRIVATE_TARGETS', 'COMPAT_LIST_ERROR', 'COMPAT_V1', 'CORS_ORIGINS', 'CREATE_LIMIT_PER_HOUR', 'DASHBOARD_RATE_LIMIT_MAX', 'DATABASE_URL', 'DATA_DIR', 'HEALTH_CHECK_INTERVAL', 'HOST', 'LOG_IPS', 'LOG_LEVEL', 'MAX_CONNECTIONS', 'METRICS_TOKEN', 'PORT',
-      'PUBLIC_URL', 'RATE_LIMIT_MAX', 'RATE_LIMIT_WINDOW', 'REDIRECT_CACHE_SIZE', 'REDIRECT_STATUS', 'REDIS_URL', 'SECRET_KEY', 'TRUST_PROXY', 'V1_RATE_LIMIT_MAX', 'WEBHOOK_CLICK_BACKLOG',
+      'PUBLIC_URL', 'RATE_LIMIT_MAX', 'RATE_LIMIT_WINDOW', 'REDIRECT_CACHE_SIZE', 'REDIRECT_STATUS', 'REDIS_URL', 'SECRET_KEY', 'TRUST_PROXY', 'V1_RATE_LIMIT_MAX', 'WEBHOOK_CLICK_BACKLOG', 'WEBHOOK_KEEP_DAYS',
     ])
     const readme = readFileSync(resolve(import.meta.dirname, '../../README.md'), 'utf8')
     for (const name of ENV_VARS) expect(readme).toContain(`| \`${name}\` |`)

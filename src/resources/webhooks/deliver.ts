@@ -325,9 +325,17 @@ export class DeliveryWorker {
       where d.id = v.id`)
   }
 
+  /**
+   * Deletes delivered and failed rows older than keepMs. Ids grow with created_at, so the old rows
+   * are the lowest ids: the first id young enough bounds a range of the primary key. A filter on
+   * created_at alone read the whole table every hour (one row per click per webhook, kept for
+   * weeks: millions of rows) to delete an hour of them.
+   */
   private async prune(): Promise<void> {
     this.lastPrune = Date.now()
     const before = new Date(Date.now() - this.opts.keepMs).toISOString()
-    await this.db.execute(sql`delete from webhook_deliveries where status <> 'pending' and created_at < ${before}`)
+    await this.db.execute(sql`delete from webhook_deliveries where status <> 'pending' and id < coalesce(
+        (select id from webhook_deliveries where created_at >= ${before} order by id limit 1),
+        (select max(id) + 1 from webhook_deliveries))`)
   }
 }
