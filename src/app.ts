@@ -42,6 +42,7 @@ import qrPublic from './resources/qr/public.js'
 import { createClickRecorder } from './clicks/recorder.js'
 import { ClickSpool } from './clicks/spool.js'
 import { startRetentionJob } from './clicks/retention.js'
+import { startExpiredLoginSweep } from './accounts/expired-logins.js'
 import { startTotalsJob } from './clicks/totals.js'
 import { startPgliteMaintenance } from './db/maintenance.js'
 import { LinkCache } from './redirect/cache.js'
@@ -212,10 +213,12 @@ export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promis
   app.decorate('linkCache', new LinkCache({ db: handle.db, defaultHost: config.defaultHost, liveClicks: app.clicks.live, log: app.log, redis: app.redis, maxLinks: config.redirect.cacheSize }))
   await app.linkCache.start()
   const stopRetention = startRetentionJob(handle.db, app.log)
+  const stopLoginSweep = startExpiredLoginSweep(handle.db, app.log)
   const stopTotals = startTotalsJob(handle.db, app.log)
   const stopMaintenance = handle.kind === 'pglite' ? startPgliteMaintenance(handle.db, app.log) : () => {}
   app.addHook('onClose', async () => {
     stopRetention()
+    stopLoginSweep()
     stopTotals()
     stopMaintenance()
     await app.linkCache.close()

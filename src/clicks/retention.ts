@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { sql } from 'drizzle-orm'
 import { effectivePlanLimit } from '../accounts/effective-plan.js'
-import type { Db } from '../db/client.js'
+import { affected, type Db } from '../db/client.js'
 import { startPeriodic } from '../lib/periodic.js'
 import { DAY, MINUTE } from '../lib/time.js'
 
@@ -15,12 +15,6 @@ const OWNERS = [
   [sql.raw('link_id'), sql.raw('links')],
   [sql.raw('qr_id'), sql.raw('qr_codes')],
 ] as const
-
-/** rows a statement changed: `rowCount` on node-postgres, `affectedRows` on PGlite */
-function affected(r: unknown): number {
-  const x = r as { rowCount?: number | null; affectedRows?: number }
-  return x.rowCount ?? x.affectedRows ?? 0
-}
 
 /** The retention periods in force, in days: one for each plan that applies to some user (0, kept for ever, left out). */
 async function retentionPeriods(db: Db): Promise<number[]> {

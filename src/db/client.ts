@@ -16,6 +16,12 @@ export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
 /** Rows of a raw statement (`db.execute`): both drivers answer `{ rows }`. */
 export const rowsOf = <T>(result: unknown): T[] => (result as { rows: T[] }).rows
 
+/** Rows a raw statement changed: `rowCount` on node-postgres, `affectedRows` on PGlite. */
+export function affected(result: unknown): number {
+  const r = result as { rowCount?: number | null; affectedRows?: number }
+  return r.rowCount ?? r.affectedRows ?? 0
+}
+
 export interface DbHandle {
   db: Db
   kind: 'pg' | 'pglite'
