@@ -93,9 +93,9 @@ export function UsersPage() {
             <tbody>
               {users.data.data.map((u) => (
                 <tr key={u.id}>
-                  <td>
+                  <td className="wrap-anywhere">
                     <strong>{u.username}</strong> {u.admin && <Badge>admin</Badge>}
-                    <span className="sub truncate">{u.email}</span>
+                    <span className="sub truncate wrap-small">{u.email}</span>
                   </td>
                   <td>
                     {/* the plan's name once; its colour says whether the account pays */}

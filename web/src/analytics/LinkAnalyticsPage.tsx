@@ -4,6 +4,7 @@ import { api } from '../api/client'
 import type { LinkSingle } from '../api/types'
 import { LinkQr } from '../links/LinkQr'
 import { QuarantineNote } from '../links/quarantine'
+import { announce } from '../ui/announce'
 import { useConfirm } from '../ui/confirm'
 import { formatDateTime } from '../ui/format'
 import { useAction, useLoad } from '../ui/hooks'
@@ -22,7 +23,11 @@ export function LinkAnalyticsPage() {
   async function onDelete() {
     if (!d) return
     const yes = await confirm({ title: 'Delete this link?', message: <p><strong>{d.shorturl}</strong> will stop working and its statistics are deleted. This cannot be undone.</p>, confirm: 'Delete link' })
-    if (yes && (await remove.run(() => api.del(`/api/url/${id}/delete`)))) navigate('/links')
+    if (yes && (await remove.run(() => api.del(`/api/url/${id}/delete`)))) {
+      // the same word as a delete on the list: the page it was on is gone, so say what happened
+      announce(`Link ${d.shorturl} deleted.`)
+      navigate('/links')
+    }
   }
 
   return (

@@ -1,4 +1,4 @@
-import { Link, useNavigate, useParams } from 'react-router'
+import { Link, useLocation, useNavigate, useParams } from 'react-router'
 import { api } from '../api/client'
 import type { LinkSingle } from '../api/types'
 import { announce } from '../ui/announce'
@@ -12,6 +12,9 @@ import { TestLinkPanel } from './TestLinkPanel'
 export function LinkEditPage() {
   const { id } = useParams()
   const navigate = useNavigate()
+  // the page opened first in its tab (a bookmark, a new tab) has nothing of the dashboard to go
+  // back to: Cancel then shows the link rather than doing nothing or leaving the dashboard
+  const opened = useLocation().key === 'default'
   const link = useLoad(() => api.get<LinkSingle>(`/api/url/${id}?full=1`), [id])
   const options = useLinkOptions()
   const save = useAction()
@@ -36,7 +39,7 @@ export function LinkEditPage() {
       {link.data?.details.quarantined && <QuarantineNote editing />}
       {link.data && options.data && (
         <div className="card">
-          <LinkForm mode="edit" initial={link.data.details} options={options.data} busy={save.busy} error={save.error} onSubmit={onSubmit} onCancel={() => navigate(-1)} />
+          <LinkForm mode="edit" initial={link.data.details} options={options.data} busy={save.busy} error={save.error} onSubmit={onSubmit} onCancel={() => (opened ? navigate(`/links/${id}`) : navigate(-1))} />
         </div>
       )}
       {link.data && <TestLinkPanel id={link.data.id} />}

@@ -46,7 +46,7 @@ export function TestLinkPanel({ id }: { id: string | number }) {
   return (
     <section className="card" aria-labelledby="test-link-title">
       <h2 id="test-link-title">Test this link</h2>
-      <p className="hint">Describe a visitor to see where they would go. Nothing is counted.</p>
+      <p className="sub">Describe a visitor to see where they would go. Nothing is counted.</p>
       <form onSubmit={submit} noValidate>
         <div className="row">
           <Field label="Device">

@@ -54,7 +54,7 @@ export function LinkSearch({ label, error, row, member }: { label?: string; erro
         member ? api.get<V1List>(`/api/v1/links${qs({ ...query, ...member })}`) : undefined,
       ])
       const ids = new Set(members?.data.map((l) => l.id))
-      return all.data.map((link) => ({ link, member: ids.has(link.id) }))
+      return { words, found: all.data.map((link) => ({ link, member: ids.has(link.id) })) }
     },
     [words, by, JSON.stringify(member)],
   )
@@ -68,9 +68,10 @@ export function LinkSearch({ label, error, row, member }: { label?: string; erro
       </div>
       <ErrorNote message={error ?? list.error} onRetry={list.error && !error ? list.reload : undefined} />
       {list.loading && !list.data && <Loading />}
-      {list.data?.length === 0 && <p className="sub">No link matches.</p>}
+      {/* nothing found for no words at all is an account without links, not a search that missed */}
+      {list.data?.found.length === 0 && <p className="sub">{list.data.words ? 'No link matches.' : 'You have no links yet: create them on the Links page.'}</p>}
       <ul className="link-list" aria-label={label}>
-        {list.data?.map((found) => (
+        {list.data?.found.map((found) => (
           <li key={found.link.id} className="link-item">
             {row(found.link, found.member)}
           </li>

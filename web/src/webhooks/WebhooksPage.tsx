@@ -72,7 +72,11 @@ function WebhookList() {
       <ErrorNote message={list.error ?? remove.error} onRetry={list.error ? list.reload : undefined} />
       {list.loading && !rows && <Loading />}
       {rows && <MoreThanShown shown={rows.length} total={list.data!.data.result} noun="webhooks" />}
-      {rows?.length === 0 && <EmptyState title="No webhooks yet">Add one to hear about new links and clicks as they happen.</EmptyState>}
+      {rows?.length === 0 && (
+        <EmptyState title="No webhooks yet" action={<button type="button" onClick={() => setEditing('new')}>Add a webhook</button>}>
+          Add one to hear about new links and clicks as they happen.
+        </EmptyState>
+      )}
       {rows?.map((w) => (
         <section className="card" key={w.id} aria-labelledby={`webhook-${w.id}`}>
           <h2 className="short" id={`webhook-${w.id}`}>{w.url}</h2>
