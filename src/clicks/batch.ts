@@ -15,12 +15,17 @@ import type { BufferedHit } from './hit.js'
 
 /**
  * Work that joins a batch's transaction (webhooks queue click events). When `active()` is false
- * the batch is the one function call, with no BEGIN / COMMIT around it.
+ * the batch is the one function call, with no BEGIN / COMMIT around it. What `write` answers runs
+ * once the transaction has committed: counts kept in memory must not grow for a batch that rolls
+ * back and is written again.
  */
 export interface BatchHook {
   active(): boolean
-  write(tx: Tx, hits: readonly BufferedHit[]): Promise<void>
+  write(tx: Tx, hits: readonly BufferedHit[]): Promise<AfterCommit | void>
 }
+
+/** Bookkeeping to do once the batch's transaction has committed. */
+export type AfterCommit = () => void
 
 /** The click spool's part of a batch: whose spool, and whether records replayed after a crash are in it. */
 export interface SpoolMark {
@@ -41,11 +46,12 @@ export async function writeClickBatch(db: Db, visitorKey: Buffer, batch: Buffere
   for (const h of batch) h.enriched ??= enrich(visitorKey, h.visitor, new Date(h.at))
   const mark = spool && spoolPart(spool, batch)
   if (!hook?.active()) return (await writeLive(db, batch, mark)).length
-  return db.transaction(async (tx) => {
+  const { written, after } = await db.transaction(async (tx) => {
     const live = await writeLive(tx, batch, mark)
-    if (live.length > 0) await hook.write(tx, live)
-    return live.length
+    return { written: live.length, after: live.length > 0 ? await hook.write(tx, live) : undefined }
   })
+  after?.()
+  return written
 }
 
 /**

@@ -5,6 +5,8 @@ import { testDatabase, TS, type TestApp, type TestUser } from '../helpers/app.js
 import { addLink } from '../helpers/fixtures.js'
 import { visit } from '../helpers/visits.js'
 import { FAST, hookApp, Receiver } from './webhooks-helpers.js'
+import { writeClickBatch, type BatchHook } from '../../src/clicks/batch.js'
+import { clickEvents } from '../../src/resources/webhooks/clicks.js'
 
 /*
  * WEBHOOK_CLICK_BACKLOG: while an account has that many deliveries pending, its click events are not
@@ -107,5 +109,39 @@ describe('webhooks: the click event backlog', () => {
     expect(await queuedFor([other])).toBe(1)
     // the disabled webhook's deliveries are still there, waiting for it
     expect(await queuedFor([dead])).toBe(6)
+  })
+
+  it('a batch that rolls back after queuing counts nothing in memory; written again, it counts once', async () => {
+    const dave = await t.makeUser()
+    const hook = await hookOf(dave, ['link.clicked'])
+    const link = await addLink(dave, { url: 'https://example.com/d', custom: 'backlog-d' })
+    // fill dave's room (6) so the batches below are all skipped events
+    await clicks(dave, 'backlog-d', 6)
+    expect(await queuedFor([hook])).toBe(6)
+    await new Promise((r) => setTimeout(r, 1_100))
+    const before = await skippedMetric()
+
+    // the click writer's own hook, and a transaction that fails after it ran (a lost connection at COMMIT)
+    const real = clickEvents(t.config.publicUrl, t.app.webhookSubscriptions, t.app.clickEventBacklog)
+    let failNext = true
+    const flaky: BatchHook = {
+      active: () => true,
+      write: async (tx, hits) => {
+        const after = await real.write(tx, hits)
+        if (failNext) {
+          failNext = false
+          throw new Error('the connection went at COMMIT')
+        }
+        return after
+      },
+    }
+    const batch = () => [0, 1, 2].map((i) => ({ linkId: link, userId: dave.user.id, at: Date.now(), source: 'link' as const, human: true, visitor: { ip: `203.0.113.${60 + i}`, userAgent: HUMAN['user-agent'], referrer: '', acceptLanguage: '', language: null, device: null, isBot: false, isCrawler: false } }))
+    await expect(writeClickBatch(t.handle.db, Buffer.alloc(32, 7), batch(), flaky)).rejects.toThrow(/COMMIT/)
+    expect(await skippedMetric()).toBe(before)
+    expect((await dave.api.get(`/api/webhook/${hook}`)).json().data.clickEventsSkipped).toBe(0)
+    // the recorder writes the batch again: now it counts, once
+    expect(await writeClickBatch(t.handle.db, Buffer.alloc(32, 7), batch(), flaky)).toBe(3)
+    expect(await skippedMetric()).toBe(before + 3)
+    expect((await dave.api.get(`/api/webhook/${hook}`)).json().data.clickEventsSkipped).toBe(3)
   })
 })

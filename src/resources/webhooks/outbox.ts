@@ -4,6 +4,7 @@ import type { WebhookEvent } from '../../db/schema/index.js'
 import { toTimestamp } from '../../http/format.js'
 import { shortUrlOf } from '../../lib/short-url.js'
 import type { ClickEventBacklog } from './backlog.js'
+import type { AfterCommit } from '../../clicks/batch.js'
 
 /*
  * The outbox writer. Every change that causes an event calls it with the transaction that makes
@@ -51,16 +52,16 @@ export interface ClickFacts {
  * otherwise all rows go in one INSERT, whatever the batch size. An account gets no more than its
  * backlog has room for (backlog.ts): its webhooks count what they missed instead.
  */
-export async function enqueueClickEvents(tx: Tx, publicUrl: string, backlog: ClickEventBacklog, hits: ClickFacts[]): Promise<void> {
+export async function enqueueClickEvents(tx: Tx, publicUrl: string, backlog: ClickEventBacklog, hits: ClickFacts[]): Promise<AfterCommit> {
   const human = hits.filter((h) => !h.bot)
-  if (human.length === 0) return
+  if (human.length === 0) return NOTHING
   const owners = [...new Set(human.map((h) => h.userId))]
   const hooks = rowsOf<{ id: number; user_id: number; events: string[] }>(
     await tx.execute(sql`select id, user_id, events from webhooks
       where user_id in ${sql.raw(`(${owners.map(Number).join(',')})`)} and enabled
         and events && array['link.clicked', 'qr.scanned']::text[]`),
   )
-  if (hooks.length === 0) return
+  if (hooks.length === 0) return NOTHING
   const room = await backlog.room(tx, [...new Set(hooks.map((w) => w.user_id))])
   const queued = human.filter((h) => room.get(h.userId)! > 0)
 
@@ -103,17 +104,25 @@ export async function enqueueClickEvents(tx: Tx, publicUrl: string, backlog: Cli
     }
     room.set(h.userId, room.get(h.userId)! - (out.length - first))
   }
+  let skipped = 0
   if (missed.size > 0) {
     const rows = [...missed].map(([id, n]) => ({ id, n }))
     await tx.execute(sql`update webhooks w set click_events_skipped = click_events_skipped + v.n, click_events_skipped_at = now()
       from json_to_recordset(${JSON.stringify(rows)}::json) as v(id int, n int) where w.id = v.id`)
-    backlog.skipped += rows.reduce((sum, r) => sum + r.n, 0)
+    skipped = rows.reduce((sum, r) => sum + r.n, 0)
   }
-  if (out.length === 0) return
-  await tx.execute(sql`insert into webhook_deliveries (webhook_id, event, data)
-    select webhook_id, event, data from json_populate_recordset(null::webhook_deliveries, ${JSON.stringify(out)}::json)`)
-  for (const [user, left] of room) backlog.queued(user, roomBefore.get(user)! - left)
+  if (out.length > 0) {
+    await tx.execute(sql`insert into webhook_deliveries (webhook_id, event, data)
+      select webhook_id, event, data from json_populate_recordset(null::webhook_deliveries, ${JSON.stringify(out)}::json)`)
+  }
+  // counted in memory once committed: a batch that rolls back is written again and would count twice
+  return () => {
+    backlog.skipped += skipped
+    if (out.length > 0) for (const [user, left] of room) backlog.queued(user, roomBefore.get(user)! - left)
+  }
 }
+
+const NOTHING: AfterCommit = () => {}
 
 /** What link events carry: the link as a list shows it (deleted: what identified it). */
 export interface LinkFacts {
