@@ -7,7 +7,7 @@ import { useConfirm } from '../ui/confirm'
 import { formatDateTime } from '../ui/format'
 import { useAction, useLoad } from '../ui/hooks'
 import { Badge, CopyButton, ErrorNote, Field, Loading, PageHead } from '../ui/parts'
-import { withLabels } from '../ui/field-labels'
+import { useRefusal } from '../ui/refusal'
 
 /** The account forms' labels by body name: an API message names its field by the latter. */
 const LABELS = {
@@ -106,6 +106,7 @@ function ApiKey({ publicUrl }: { publicUrl: string }) {
 function EmailForm({ current, onDone }: { current: string; onDone: () => void }) {
   const [email, setEmail] = useState(current)
   const save = useAction()
+  const refused = useRefusal(save.error, LABELS)
   async function submit(e: FormEvent) {
     e.preventDefault()
     if (await save.run(() => api.put('/api/account/update', { email: email.trim() }))) {
@@ -116,8 +117,8 @@ function EmailForm({ current, onDone }: { current: string; onDone: () => void })
   return (
     <form className="card" onSubmit={submit} aria-labelledby="email-head">
       <h2 id="email-head">Email</h2>
-      <Field label={LABELS.email}>{(id) => <input id={id} type="email" value={email} onChange={(e) => setEmail(e.target.value)} autoComplete="email" required />}</Field>
-      <ErrorNote message={withLabels(save.error, LABELS)} />
+      <Field label={LABELS.email}>{(id) => <input id={id} {...refused.field('email')} type="email" value={email} onChange={(e) => setEmail(e.target.value)} autoComplete="email" required />}</Field>
+      <ErrorNote {...refused.note} />
       <button type="submit" disabled={save.busy || email.trim() === current}>
         Change email
       </button>
@@ -129,6 +130,7 @@ function PasswordForm() {
   const [password, setPassword] = useState('')
   const [again, setAgain] = useState('')
   const save = useAction()
+  const refused = useRefusal(save.error, LABELS)
   async function submit(e: FormEvent) {
     e.preventDefault()
     if (password !== again) return save.setError('The two passwords differ: type the same one twice.')
@@ -139,9 +141,9 @@ function PasswordForm() {
     <form className="card" onSubmit={submit} aria-labelledby="password-head">
       <h2 id="password-head">Password</h2>
       <p className="sub">Changing it signs you out everywhere, this browser included; your API key keeps working.</p>
-      <Field label={LABELS.password}>{(id) => <input id={id} type="password" value={password} onChange={(e) => setPassword(e.target.value)} autoComplete="new-password" required />}</Field>
+      <Field label={LABELS.password}>{(id) => <input id={id} {...refused.field('password')} type="password" value={password} onChange={(e) => setPassword(e.target.value)} autoComplete="new-password" required />}</Field>
       <Field label="New password again">{(id) => <input id={id} type="password" value={again} onChange={(e) => setAgain(e.target.value)} autoComplete="new-password" required />}</Field>
-      <ErrorNote message={withLabels(save.error, LABELS)} />
+      <ErrorNote {...refused.note} />
       <button type="submit" disabled={save.busy || !password}>
         Change password
       </button>

@@ -10,7 +10,7 @@ import { AdminsOnly, Badge, EmptyState, ErrorNote, Field, Loading, Modal, PageHe
 import { oneOf, pageParam, useQueryState } from '../ui/query'
 import { useApiPaths } from '../ui/routes-available'
 import { NotYet } from '../webhooks/NotYet'
-import { withLabels } from '../ui/field-labels'
+import { useRefusal } from '../ui/refusal'
 
 /** The block form's labels by body name (the value's depends on its kind): an API message names its field by the latter. */
 const LABELS = {
@@ -145,6 +145,7 @@ function EntryForm({ onDone }: { onDone: () => void }) {
   const [reason, setReason] = useState('')
   const valueLabel = type === 'domain' ? 'Domain to block' : 'Keyword to block'
   const save = useAction()
+  const refused = useRefusal(save.error, { ...LABELS, value: valueLabel })
   async function submit(e: FormEvent) {
     e.preventDefault()
     if (await save.run(() => api.post('/api/blocklist/add', { type, value: value.trim(), reason: reason.trim() || undefined }))) {
@@ -156,17 +157,17 @@ function EntryForm({ onDone }: { onDone: () => void }) {
     <form onSubmit={submit}>
       <Field label={LABELS.type}>
         {(id) => (
-          <select id={id} value={type} onChange={(e) => setType(e.target.value as 'domain' | 'keyword')}>
+          <select id={id} {...refused.field('type')} value={type} onChange={(e) => setType(e.target.value as 'domain' | 'keyword')}>
             <option value="domain">Domain</option>
             <option value="keyword">Keyword</option>
           </select>
         )}
       </Field>
       <Field label={valueLabel} hint={type === 'domain' ? 'For example evil.example; its subdomains are blocked too.' : 'Matched in destination URLs.'}>
-        {(id, hint) => <input id={id} aria-describedby={hint} value={value} onChange={(e) => setValue(e.target.value)} required />}
+        {(id, hint) => <input id={id} {...refused.field('value', hint)} value={value} onChange={(e) => setValue(e.target.value)} required />}
       </Field>
-      <Field label={LABELS.reason}>{(id) => <input id={id} value={reason} onChange={(e) => setReason(e.target.value)} />}</Field>
-      <ErrorNote message={withLabels(save.error, { ...LABELS, value: valueLabel })} />
+      <Field label={LABELS.reason}>{(id) => <input id={id} {...refused.field('reason')} value={reason} onChange={(e) => setReason(e.target.value)} />}</Field>
+      <ErrorNote {...refused.note} />
       <div className="actions">
         <button type="submit" disabled={save.busy}>Block</button>
       </div>

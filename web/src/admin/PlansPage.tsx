@@ -5,7 +5,7 @@ import { announce } from '../ui/announce'
 import { useAction, useLoad } from '../ui/hooks'
 import { AdminsOnly, Badge, ErrorNote, Field, Loading, Modal, PageHead } from '../ui/parts'
 import { useSession } from '../session'
-import { withLabels } from '../ui/field-labels'
+import { useRefusal } from '../ui/refusal'
 
 const FEATURES = ['custom', 'team', 'splash', 'overlay', 'pixels', 'domain', 'multiple', 'alias', 'device', 'geo', 'bundle', 'parameters', 'export', 'api'] as const
 const COUNTED = ['team', 'splash', 'overlay', 'pixels', 'domain']
@@ -92,6 +92,7 @@ function PlanEditor({ plan, onDone }: { plan?: Plan; onDone: () => void }) {
     Object.fromEntries(FEATURES.map((f) => [f, (plan?.limits[f] as Feature | undefined) ?? { enabled: '1', ...(COUNTED.includes(f) ? { count: '0' } : {}) }])),
   )
   const save = useAction()
+  const refused = useRefusal(save.error, PLAN_LABELS)
   async function submit(e: FormEvent) {
     e.preventDefault()
     const body = {
@@ -108,7 +109,7 @@ function PlanEditor({ plan, onDone }: { plan?: Plan; onDone: () => void }) {
   return (
     <form onSubmit={submit}>
       <div className="row">
-        <Field label={PLAN_LABELS.name}>{(id) => <input id={id} value={name} onChange={(e) => setName(e.target.value)} required />}</Field>
+        <Field label={PLAN_LABELS.name}>{(id) => <input id={id} {...refused.field('name')} value={name} onChange={(e) => setName(e.target.value)} required />}</Field>
         <label className="check">
           <input type="checkbox" checked={free} onChange={(e) => setFree(e.target.checked)} /> Free plan
         </label>
@@ -122,16 +123,16 @@ function PlanEditor({ plan, onDone }: { plan?: Plan; onDone: () => void }) {
           <div className="row">
             {(['monthly', 'yearly', 'lifetime'] as const).map((k) => (
               <Field key={k} label={priceLabel(k)}>
-                {(id) => <input id={id} aria-describedby="price-hint" type="number" min={0} step="0.01" placeholder="Not sold" value={prices[k]} onChange={(e) => setPrices({ ...prices, [k]: e.target.value })} />}
+                {(id) => <input id={id} {...refused.field(`prices.${k}`, 'price-hint')} type="number" min={0} step="0.01" placeholder="Not sold" value={prices[k]} onChange={(e) => setPrices({ ...prices, [k]: e.target.value })} />}
               </Field>
             ))}
           </div>
         </fieldset>
       )}
       <div className="row">
-        <Field label={PLAN_LABELS['limits.links']} hint="0 means unlimited">{(id, hint) => <input id={id} aria-describedby={hint} type="number" min={0} value={nums.links} onChange={(e) => setNums({ ...nums, links: e.target.value })} />}</Field>
-        <Field label={PLAN_LABELS['limits.clicks']} hint="0 means unlimited">{(id, hint) => <input id={id} aria-describedby={hint} type="number" min={0} value={nums.clicks} onChange={(e) => setNums({ ...nums, clicks: e.target.value })} />}</Field>
-        <Field label={PLAN_LABELS['limits.retention']}>{(id) => <input id={id} type="number" min={0} value={nums.retention} onChange={(e) => setNums({ ...nums, retention: e.target.value })} />}</Field>
+        <Field label={PLAN_LABELS['limits.links']} hint="0 means unlimited">{(id, hint) => <input id={id} {...refused.field('limits.links', hint)} type="number" min={0} value={nums.links} onChange={(e) => setNums({ ...nums, links: e.target.value })} />}</Field>
+        <Field label={PLAN_LABELS['limits.clicks']} hint="0 means unlimited">{(id, hint) => <input id={id} {...refused.field('limits.clicks', hint)} type="number" min={0} value={nums.clicks} onChange={(e) => setNums({ ...nums, clicks: e.target.value })} />}</Field>
+        <Field label={PLAN_LABELS['limits.retention']}>{(id) => <input id={id} {...refused.field('limits.retention')} type="number" min={0} value={nums.retention} onChange={(e) => setNums({ ...nums, retention: e.target.value })} />}</Field>
       </div>
       <fieldset>
         <legend>Features</legend>
@@ -139,18 +140,18 @@ function PlanEditor({ plan, onDone }: { plan?: Plan; onDone: () => void }) {
           {FEATURES.map((f) => (
             <div key={f} className="row">
               <label className="check">
-                <input type="checkbox" checked={features[f].enabled === '1'} onChange={(e) => setFeatures({ ...features, [f]: { ...features[f], enabled: e.target.checked ? '1' : '0' } })} /> {LABELS[f]}
+                <input type="checkbox" {...refused.field(`limits.${f}`)} checked={features[f].enabled === '1'} onChange={(e) => setFeatures({ ...features, [f]: { ...features[f], enabled: e.target.checked ? '1' : '0' } })} /> {LABELS[f]}
               </label>
               {COUNTED.includes(f) && features[f].enabled === '1' && (
                 <Field label={PLAN_LABELS[`limits.${f}.count`]} hint="0 means unlimited">
-                  {(id, hint) => <input id={id} aria-describedby={hint} type="number" min={0} value={features[f].count ?? '0'} onChange={(e) => setFeatures({ ...features, [f]: { ...features[f], count: e.target.value } })} />}
+                  {(id, hint) => <input id={id} {...refused.field(`limits.${f}.count`, hint)} type="number" min={0} value={features[f].count ?? '0'} onChange={(e) => setFeatures({ ...features, [f]: { ...features[f], count: e.target.value } })} />}
                 </Field>
               )}
             </div>
           ))}
         </div>
       </fieldset>
-      <ErrorNote message={withLabels(save.error, PLAN_LABELS)} />
+      <ErrorNote {...refused.note} />
       <div className="actions">
         <button type="submit" disabled={save.busy}>{plan ? 'Save plan' : 'Create plan'}</button>
       </div>

@@ -8,7 +8,7 @@ import { useAction, useLoad } from '../ui/hooks'
 import { AdminsOnly, Badge, CopyButton, EmptyState, ErrorNote, Field, Loading, Modal, PageHead, Pager } from '../ui/parts'
 import { oneOf, pageParam, textParam, useQueryState } from '../ui/query'
 import { useSession } from '../session'
-import { withLabels } from '../ui/field-labels'
+import { useRefusal } from '../ui/refusal'
 
 /** The new user form's labels by body name: an API message names its field by the latter. */
 const LABELS = {
@@ -159,6 +159,7 @@ function UsersPager({ page, shown, onPage }: { page: number; shown: number; onPa
 function UserForm({ plans, onDone }: { plans: Plan[]; onDone: () => void }) {
   const [v, setV] = useState({ username: '', email: '', password: '', planid: '', expiration: '' })
   const save = useAction()
+  const refused = useRefusal(save.error, LABELS)
   const set = (patch: Partial<typeof v>) => setV({ ...v, ...patch })
   async function submit(e: FormEvent) {
     e.preventDefault()
@@ -170,13 +171,13 @@ function UserForm({ plans, onDone }: { plans: Plan[]; onDone: () => void }) {
   }
   return (
     <form onSubmit={submit}>
-      <Field label={LABELS.username}>{(id) => <input id={id} value={v.username} onChange={(e) => set({ username: e.target.value })} required autoComplete="off" />}</Field>
-      <Field label={LABELS.email}>{(id) => <input id={id} type="email" value={v.email} onChange={(e) => set({ email: e.target.value })} required autoComplete="off" />}</Field>
-      <Field label={LABELS.password} hint="At least 5 characters.">{(id, hint) => <input id={id} aria-describedby={hint} type="password" value={v.password} onChange={(e) => set({ password: e.target.value })} required autoComplete="new-password" />}</Field>
+      <Field label={LABELS.username}>{(id) => <input id={id} {...refused.field('username')} value={v.username} onChange={(e) => set({ username: e.target.value })} required autoComplete="off" />}</Field>
+      <Field label={LABELS.email}>{(id) => <input id={id} {...refused.field('email')} type="email" value={v.email} onChange={(e) => set({ email: e.target.value })} required autoComplete="off" />}</Field>
+      <Field label={LABELS.password} hint="At least 5 characters.">{(id, hint) => <input id={id} {...refused.field('password', hint)} type="password" value={v.password} onChange={(e) => set({ password: e.target.value })} required autoComplete="new-password" />}</Field>
       <div className="row">
         <Field label={LABELS.planid}>
           {(id) => (
-            <select id={id} value={v.planid} onChange={(e) => set({ planid: e.target.value })}>
+            <select id={id} {...refused.field('planid')} value={v.planid} onChange={(e) => set({ planid: e.target.value })}>
               <option value="">Default plan</option>
               {plans.map((p) => (
                 <option key={p.id} value={p.id}>{p.name}</option>
@@ -184,9 +185,9 @@ function UserForm({ plans, onDone }: { plans: Plan[]; onDone: () => void }) {
             </select>
           )}
         </Field>
-        <Field label={LABELS.expiration}>{(id) => <input id={id} type="datetime-local" value={v.expiration} onChange={(e) => set({ expiration: e.target.value })} />}</Field>
+        <Field label={LABELS.expiration}>{(id) => <input id={id} {...refused.field('expiration')} type="datetime-local" value={v.expiration} onChange={(e) => set({ expiration: e.target.value })} />}</Field>
       </div>
-      <ErrorNote message={withLabels(save.error, LABELS)} />
+      <ErrorNote {...refused.note} />
       <div className="actions">
         <button type="submit" disabled={save.busy}>Create user</button>
       </div>
@@ -199,6 +200,7 @@ function PlanForm({ user, plans, onDone }: { user: User; plans: Plan[]; onDone: 
   const [type, setType] = useState('monthly')
   const [expiration, setExpiration] = useState('')
   const save = useAction()
+  const refused = useRefusal(save.error, PLAN_LABELS)
   async function submit(e: FormEvent) {
     e.preventDefault()
     if (await save.run(() => api.put(`/api/plan/${planid}/user/${user.id}`, { type, expiration: expiration ? localInputToApi(expiration) : undefined }))) {
@@ -219,15 +221,15 @@ function PlanForm({ user, plans, onDone }: { user: User; plans: Plan[]; onDone: 
       </Field>
       <Field label={PLAN_LABELS.type}>
         {(id) => (
-          <select id={id} value={type} onChange={(e) => setType(e.target.value)}>
+          <select id={id} {...refused.field('type')} value={type} onChange={(e) => setType(e.target.value)}>
             <option value="monthly">Monthly</option>
             <option value="yearly">Yearly</option>
             <option value="lifetime">Lifetime</option>
           </select>
         )}
       </Field>
-      <Field label={PLAN_LABELS.expiration} hint="Leave empty to follow the billing period.">{(id, hint) => <input id={id} aria-describedby={hint} type="datetime-local" value={expiration} onChange={(e) => setExpiration(e.target.value)} />}</Field>
-      <ErrorNote message={withLabels(save.error, PLAN_LABELS)} />
+      <Field label={PLAN_LABELS.expiration} hint="Leave empty to follow the billing period.">{(id, hint) => <input id={id} {...refused.field('expiration', hint)} type="datetime-local" value={expiration} onChange={(e) => setExpiration(e.target.value)} />}</Field>
+      <ErrorNote {...refused.note} />
       <div className="actions">
         <button type="submit" disabled={save.busy}>Change plan</button>
       </div>

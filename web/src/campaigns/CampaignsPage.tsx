@@ -7,7 +7,7 @@ import { useConfirm } from '../ui/confirm'
 import { useAction, useLoad } from '../ui/hooks'
 import { LinkPicker } from '../ui/LinkPicker'
 import { Badge, CopyButton, EmptyState, ErrorNote, Field, Loading, Modal, MoreThanShown, PageHead } from '../ui/parts'
-import { withLabels } from '../ui/field-labels'
+import { useRefusal } from '../ui/refusal'
 
 /** The campaign form's labels by body name: an API message names its field by the latter. */
 const LABELS = {
@@ -111,6 +111,7 @@ function CampaignForm({ campaign, onDone, onCancel }: { campaign?: Campaign; onD
   const [slug, setSlug] = useState(campaign?.rotator ? campaign.rotator.split('/').pop() ?? '' : '')
   const [isPublic, setPublic] = useState(campaign?.public ?? false)
   const save = useAction()
+  const refused = useRefusal(save.error, LABELS)
   async function submit(e: FormEvent) {
     e.preventDefault()
     const body = { name: name.trim(), slug: slug.trim() || undefined, public: isPublic }
@@ -121,14 +122,14 @@ function CampaignForm({ campaign, onDone, onCancel }: { campaign?: Campaign; onD
   }
   return (
     <form onSubmit={submit}>
-      <Field label={LABELS.name}>{(id) => <input id={id} value={name} onChange={(e) => setName(e.target.value)} required />}</Field>
+      <Field label={LABELS.name}>{(id) => <input id={id} {...refused.field('name')} value={name} onChange={(e) => setName(e.target.value)} required />}</Field>
       <Field label={LABELS.slug} hint="Optional: a short address that sends each visitor to the campaign's next link.">
-        {(id, hint) => <input id={id} aria-describedby={hint} value={slug} onChange={(e) => setSlug(e.target.value)} />}
+        {(id, hint) => <input id={id} {...refused.field('slug', hint)} value={slug} onChange={(e) => setSlug(e.target.value)} />}
       </Field>
       <label className="check">
         <input type="checkbox" checked={isPublic} onChange={(e) => setPublic(e.target.checked)} /> Public list page
       </label>
-      <ErrorNote message={withLabels(save.error, LABELS)} />
+      <ErrorNote {...refused.note} />
       <div className="actions">
         <button type="button" className="secondary" onClick={onCancel}>Cancel</button>
         <button type="submit" disabled={save.busy}>{campaign ? 'Save campaign' : 'Create campaign'}</button>

@@ -6,7 +6,7 @@ import { announce } from '../ui/announce'
 import { useConfirm } from '../ui/confirm'
 import { useAction, useLoad } from '../ui/hooks'
 import { EmptyState, ErrorNote, Field, Loading, Modal, MoreThanShown, PageHead } from '../ui/parts'
-import { withLabels } from '../ui/field-labels'
+import { useRefusal } from '../ui/refusal'
 
 /** The channel form's labels by body name: an API message names its field by the latter. */
 const LABELS = {
@@ -73,6 +73,7 @@ function ChannelForm({ channel, onDone, onCancel }: { channel?: Channel; onDone:
   const [color, setColor] = useState(channel?.color || '#3b5bdb')
   const [starred, setStarred] = useState(channel?.starred ?? false)
   const save = useAction()
+  const refused = useRefusal(save.error, LABELS)
   async function submit(e: FormEvent) {
     e.preventDefault()
     const body = { name: name.trim(), description: description.trim() || (channel ? null : undefined), color, starred }
@@ -83,13 +84,13 @@ function ChannelForm({ channel, onDone, onCancel }: { channel?: Channel; onDone:
   }
   return (
     <form onSubmit={submit}>
-      <Field label={LABELS.name}>{(id) => <input id={id} value={name} onChange={(e) => setName(e.target.value)} required />}</Field>
-      <Field label={LABELS.description}>{(id) => <textarea id={id} rows={2} value={description} onChange={(e) => setDescription(e.target.value)} />}</Field>
-      <Field label={LABELS.color}>{(id) => <input id={id} type="color" value={color} onChange={(e) => setColor(e.target.value)} />}</Field>
+      <Field label={LABELS.name}>{(id) => <input id={id} {...refused.field('name')} value={name} onChange={(e) => setName(e.target.value)} required />}</Field>
+      <Field label={LABELS.description}>{(id) => <textarea id={id} {...refused.field('description')} rows={2} value={description} onChange={(e) => setDescription(e.target.value)} />}</Field>
+      <Field label={LABELS.color}>{(id) => <input id={id} {...refused.field('color')} type="color" value={color} onChange={(e) => setColor(e.target.value)} />}</Field>
       <label className="check">
         <input type="checkbox" checked={starred} onChange={(e) => setStarred(e.target.checked)} /> Starred
       </label>
-      <ErrorNote message={withLabels(save.error, LABELS)} />
+      <ErrorNote {...refused.note} />
       <div className="actions">
         <button type="button" className="secondary" onClick={onCancel}>Cancel</button>
         <button type="submit" disabled={save.busy}>{channel ? 'Save channel' : 'Create channel'}</button>

@@ -5,7 +5,7 @@ import { announce } from '../ui/announce'
 import { useConfirm } from '../ui/confirm'
 import { useAction, useLoad } from '../ui/hooks'
 import { EmptyState, ErrorNote, Field, Loading, Modal, MoreThanShown, PageHead } from '../ui/parts'
-import { withLabels } from '../ui/field-labels'
+import { useRefusal } from '../ui/refusal'
 
 /** The domain form's labels by body name: an API message names its field by the latter. */
 const LABELS = {
@@ -87,6 +87,7 @@ function DomainForm({ domain, onDone, onCancel }: { domain?: Domain; onDone: () 
   const [root, setRoot] = useState(domain?.redirectroot ?? '')
   const [notFound, setNotFound] = useState(domain?.redirect404 ?? '')
   const save = useAction()
+  const refused = useRefusal(save.error, LABELS)
   async function submit(e: FormEvent) {
     e.preventDefault()
     const body = { redirectroot: root.trim() || (domain ? null : undefined), redirect404: notFound.trim() || (domain ? null : undefined) }
@@ -99,15 +100,15 @@ function DomainForm({ domain, onDone, onCancel }: { domain?: Domain; onDone: () 
   return (
     <form onSubmit={submit}>
       <Field label={LABELS.domain} hint="With http:// or https://, for example https://go.example.com">
-        {(id, hint) => <input id={id} aria-describedby={hint} value={name} onChange={(e) => setName(e.target.value)} disabled={!!domain} required />}
+        {(id, hint) => <input id={id} {...refused.field('domain', hint)} value={name} onChange={(e) => setName(e.target.value)} disabled={!!domain} required />}
       </Field>
       <Field label={LABELS.redirectroot} hint="Where visitors of the bare domain go (optional).">
-        {(id, hint) => <input id={id} aria-describedby={hint} type="url" value={root} onChange={(e) => setRoot(e.target.value)} />}
+        {(id, hint) => <input id={id} {...refused.field('redirectroot', hint)} type="url" value={root} onChange={(e) => setRoot(e.target.value)} />}
       </Field>
       <Field label={LABELS.redirect404} hint="Where unknown short links on this domain go (optional).">
-        {(id, hint) => <input id={id} aria-describedby={hint} type="url" value={notFound} onChange={(e) => setNotFound(e.target.value)} />}
+        {(id, hint) => <input id={id} {...refused.field('redirect404', hint)} type="url" value={notFound} onChange={(e) => setNotFound(e.target.value)} />}
       </Field>
-      <ErrorNote message={withLabels(save.error, LABELS)} />
+      <ErrorNote {...refused.note} />
       <div className="actions">
         <button type="button" className="secondary" onClick={onCancel}>Cancel</button>
         <button type="submit" disabled={save.busy}>{domain ? 'Save domain' : 'Add domain'}</button>

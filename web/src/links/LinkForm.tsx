@@ -2,6 +2,7 @@ import { useId, useLayoutEffect, useMemo, useRef, useState, type FormEvent } fro
 import type { LinkDetails } from '../api/types'
 import { apiToLocalInput, localInputToApi } from '../ui/format'
 import { ErrorNote, Field } from '../ui/parts'
+import { marks } from '../ui/refusal'
 import type { LinkOptions } from './options'
 import { TargetRows, type Refusal, type Row } from './TargetRows'
 import { LABELS, LISTS, readRefusal, type ListName, type Sent } from './refusal'
@@ -74,11 +75,8 @@ export function LinkForm(props: {
   const sent = useRef<Sent>({ rows: {}, pixels: [] })
   const errorId = useId()
   const refused = useMemo(() => (props.error ? readRefusal(props.error, sent.current) : undefined), [props.error])
-  const refusal = (field: string, hint?: string): Refusal => {
-    const bad = refused?.field === field && !refused.row
-    return { 'aria-invalid': bad || undefined, 'aria-describedby': [hint, bad ? errorId : undefined].filter(Boolean).join(' ') || undefined }
-  }
-  const refusedRow = (list: ListName) => (refused?.field === list && refused.row ? { ...refused.row, refusal: { 'aria-invalid': true as const, 'aria-describedby': errorId } } : undefined)
+  const refusal = (field: string, hint?: string): Refusal => marks(refused?.field === field && !refused.row, errorId, hint)
+  const refusedRow = (list: ListName) => (refused?.field === list && refused.row ? { ...refused.row, refusal: marks(true, errorId) } : undefined)
   // a refused field in a closed section must be seen: its section opens, before the message takes
   // focus (a layout effect runs first), so the section's height does not push the message off screen
   useLayoutEffect(() => {

@@ -1,6 +1,7 @@
 import { useEffect, useRef, type ReactNode } from 'react'
 import { moveFocus } from '../ui/focus'
 import { Field } from '../ui/parts'
+import type { Marks } from '../ui/refusal'
 
 export interface Row {
   key: string
@@ -8,10 +9,7 @@ export interface Row {
 }
 
 /** What marks a field the API refused: aria-invalid, and the refusal's message among its descriptions. */
-export interface Refusal {
-  'aria-invalid'?: true
-  'aria-describedby'?: string
-}
+export type Refusal = Marks
 
 /** The row and part (its key or its URL) the API's message names. */
 export interface RefusedRow {

@@ -1,7 +1,8 @@
 /*
  * Which field of the link form the API refused. The API names it first, as its body names it
  * ("custom: … is already taken", "languagetarget.0.link: must be …", "url must …"); the form
- * marks that field, opens the section holding it and says the message with the form's label.
+ * marks that field (ui/refusal.ts, as every form does), opens the section holding it and says the
+ * message with the form's label.
  */
 
 import { NAMED } from '../ui/field-labels'

@@ -4,7 +4,7 @@ import type { Overlay, Splash } from '../api/types'
 import { announce } from '../ui/announce'
 import { useAction, useLoad } from '../ui/hooks'
 import { ErrorNote, Field, Loading } from '../ui/parts'
-import { withLabels } from '../ui/field-labels'
+import { useRefusal } from '../ui/refusal'
 
 /** The overlay form's labels by body name. */
 const OVERLAY_LABELS = {
@@ -53,6 +53,7 @@ export function SplashEditor({ id, onDone, onCancel }: { id?: number; onDone: ()
 function SplashForm({ initial, onDone, onCancel }: { initial?: Splash; onDone: () => void; onCancel: () => void }) {
   const [v, setV] = useState({ name: initial?.name ?? '', title: initial?.title ?? '', message: initial?.message ?? '', image: initial?.image ?? '', button: initial?.button ?? '', countdown: initial?.countdown ?? 5 })
   const save = useAction()
+  const refused = useRefusal(save.error, SPLASH_LABELS)
   const set = (patch: Partial<typeof v>) => setV({ ...v, ...patch })
   async function submit(e: FormEvent) {
     e.preventDefault()
@@ -66,13 +67,13 @@ function SplashForm({ initial, onDone, onCancel }: { initial?: Splash; onDone: (
   return (
     <form onSubmit={submit} className="grid two">
       <div>
-        <Field label="Splash page name">{(id) => <input id={id} value={v.name} onChange={(e) => set({ name: e.target.value })} required />}</Field>
-        <Field label="Title">{(id) => <input id={id} value={v.title} onChange={(e) => set({ title: e.target.value })} />}</Field>
-        <Field label="Message">{(id) => <textarea id={id} rows={3} value={v.message} onChange={(e) => set({ message: e.target.value })} />}</Field>
-        <Field label="Image URL" hint="https, .jpg or .png">{(id, hint) => <input id={id} aria-describedby={hint} type="url" value={v.image} onChange={(e) => set({ image: e.target.value })} />}</Field>
+        <Field label="Splash page name">{(id) => <input id={id} {...refused.field('name')} value={v.name} onChange={(e) => set({ name: e.target.value })} required />}</Field>
+        <Field label="Title">{(id) => <input id={id} {...refused.field('title')} value={v.title} onChange={(e) => set({ title: e.target.value })} />}</Field>
+        <Field label="Message">{(id) => <textarea id={id} {...refused.field('message')} rows={3} value={v.message} onChange={(e) => set({ message: e.target.value })} />}</Field>
+        <Field label="Image URL" hint="https, .jpg or .png">{(id, hint) => <input id={id} {...refused.field('image', hint)} type="url" value={v.image} onChange={(e) => set({ image: e.target.value })} />}</Field>
         <div className="row">
-          <Field label="Button label">{(id) => <input id={id} value={v.button} onChange={(e) => set({ button: e.target.value })} />}</Field>
-          <Field label="Countdown (seconds)">{(id) => <input id={id} type="number" min={0} max={60} value={v.countdown} onChange={(e) => set({ countdown: Number(e.target.value) })} />}</Field>
+          <Field label="Button label">{(id) => <input id={id} {...refused.field('button')} value={v.button} onChange={(e) => set({ button: e.target.value })} />}</Field>
+          <Field label="Countdown (seconds)">{(id) => <input id={id} {...refused.field('countdown')} type="number" min={0} max={60} value={v.countdown} onChange={(e) => set({ countdown: Number(e.target.value) })} />}</Field>
         </div>
       </div>
       <div>
@@ -86,7 +87,7 @@ function SplashForm({ initial, onDone, onCancel }: { initial?: Splash; onDone: (
             <span className="button small">{v.button || 'Continue'}</span>
           </div>
         </div>
-        <ErrorNote message={withLabels(save.error, SPLASH_LABELS)} />
+        <ErrorNote {...refused.note} />
         <div className="actions">
           <button type="button" className="secondary" onClick={onCancel}>Cancel</button>
           <button type="submit" disabled={save.busy}>Save splash page</button>
@@ -118,6 +119,7 @@ function OverlayForm({ initial, onDone, onCancel }: { initial?: Overlay; onDone:
     options: (initial?.options ?? []).join('\n'),
   })
   const save = useAction()
+  const refused = useRefusal(save.error, OVERLAY_LABELS)
   const set = (patch: Partial<typeof v>) => setV({ ...v, ...patch })
   const options = v.options.split('\n').map((o) => o.trim()).filter(Boolean)
   async function submit(e: FormEvent) {
@@ -145,11 +147,11 @@ function OverlayForm({ initial, onDone, onCancel }: { initial?: Overlay; onDone:
   return (
     <form onSubmit={submit} className="grid two">
       <div>
-        <Field label="Overlay name">{(id) => <input id={id} value={v.name} onChange={(e) => set({ name: e.target.value })} required />}</Field>
+        <Field label="Overlay name">{(id) => <input id={id} {...refused.field('name')} value={v.name} onChange={(e) => set({ name: e.target.value })} required />}</Field>
         <div className="row">
           <Field label="Kind">
             {(id) => (
-              <select id={id} value={v.type} onChange={(e) => set({ type: e.target.value })}>
+              <select id={id} {...refused.field('type')} value={v.type} onChange={(e) => set({ type: e.target.value })}>
                 {OVERLAY_KINDS.map(([value, name]) => (
                   <option key={value} value={value}>{name}</option>
                 ))}
@@ -158,7 +160,7 @@ function OverlayForm({ initial, onDone, onCancel }: { initial?: Overlay; onDone:
           </Field>
           <Field label="Position">
             {(id) => (
-              <select id={id} value={v.position} onChange={(e) => set({ position: e.target.value })}>
+              <select id={id} {...refused.field('position')} value={v.position} onChange={(e) => set({ position: e.target.value })}>
                 {POSITIONS.map((p) => (
                   <option key={p} value={p}>{p.replace('-', ' ')}</option>
                 ))}
@@ -166,20 +168,20 @@ function OverlayForm({ initial, onDone, onCancel }: { initial?: Overlay; onDone:
             )}
           </Field>
         </div>
-        <Field label="Title">{(id) => <input id={id} value={v.title} onChange={(e) => set({ title: e.target.value })} />}</Field>
-        <Field label="Message">{(id) => <textarea id={id} rows={2} value={v.message} onChange={(e) => set({ message: e.target.value })} />}</Field>
+        <Field label="Title">{(id) => <input id={id} {...refused.field('title')} value={v.title} onChange={(e) => set({ title: e.target.value })} />}</Field>
+        <Field label="Message">{(id) => <textarea id={id} {...refused.field('message')} rows={2} value={v.message} onChange={(e) => set({ message: e.target.value })} />}</Field>
         {v.type === 'poll' && (
-          <Field label="Poll answers" hint="One per line, 2 to 10.">{(id, hint) => <textarea id={id} aria-describedby={hint} rows={4} value={v.options} onChange={(e) => set({ options: e.target.value })} />}</Field>
+          <Field label="Poll answers" hint="One per line, 2 to 10.">{(id, hint) => <textarea id={id} {...refused.field('options', hint)} rows={4} value={v.options} onChange={(e) => set({ options: e.target.value })} />}</Field>
         )}
         <div className="row">
-          <Field label="Button label">{(id) => <input id={id} value={v.button} onChange={(e) => set({ button: e.target.value })} />}</Field>
-          <Field label="Button URL">{(id) => <input id={id} type="url" value={v.buttonurl} onChange={(e) => set({ buttonurl: e.target.value })} />}</Field>
+          <Field label="Button label">{(id) => <input id={id} {...refused.field('button')} value={v.button} onChange={(e) => set({ button: e.target.value })} />}</Field>
+          <Field label="Button URL">{(id) => <input id={id} {...refused.field('buttonurl')} type="url" value={v.buttonurl} onChange={(e) => set({ buttonurl: e.target.value })} />}</Field>
         </div>
         <div className="row">
-          <Field label="Background">{(id) => <input id={id} type="color" value={v.background} onChange={(e) => set({ background: e.target.value })} />}</Field>
-          <Field label="Text colour">{(id) => <input id={id} type="color" value={v.color} onChange={(e) => set({ color: e.target.value })} />}</Field>
-          <Field label="Button colour">{(id) => <input id={id} type="color" value={v.buttonbackground} onChange={(e) => set({ buttonbackground: e.target.value })} />}</Field>
-          <Field label="Button text">{(id) => <input id={id} type="color" value={v.buttoncolor} onChange={(e) => set({ buttoncolor: e.target.value })} />}</Field>
+          <Field label="Background">{(id) => <input id={id} {...refused.field('background')} type="color" value={v.background} onChange={(e) => set({ background: e.target.value })} />}</Field>
+          <Field label="Text colour">{(id) => <input id={id} {...refused.field('color')} type="color" value={v.color} onChange={(e) => set({ color: e.target.value })} />}</Field>
+          <Field label="Button colour">{(id) => <input id={id} {...refused.field('buttonbackground')} type="color" value={v.buttonbackground} onChange={(e) => set({ buttonbackground: e.target.value })} />}</Field>
+          <Field label="Button text">{(id) => <input id={id} {...refused.field('buttoncolor')} type="color" value={v.buttoncolor} onChange={(e) => set({ buttoncolor: e.target.value })} />}</Field>
         </div>
       </div>
       <div>
@@ -202,7 +204,7 @@ function OverlayForm({ initial, onDone, onCancel }: { initial?: Overlay; onDone:
             </span>
           </div>
         </div>
-        <ErrorNote message={withLabels(save.error, OVERLAY_LABELS)} />
+        <ErrorNote {...refused.note} />
         <div className="actions">
           <button type="button" className="secondary" onClick={onCancel}>Cancel</button>
           <button type="submit" disabled={save.busy}>Save overlay</button>

@@ -6,7 +6,7 @@ import { useConfirm } from '../ui/confirm'
 import { formatDate } from '../ui/format'
 import { useAction, useLoad } from '../ui/hooks'
 import { EmptyState, ErrorNote, Field, Loading, Modal, MoreThanShown, PageHead } from '../ui/parts'
-import { withLabels } from '../ui/field-labels'
+import { useRefusal } from '../ui/refusal'
 
 /** The pixel form's labels by body name: an API message names its field by the latter. */
 const LABELS = {
@@ -89,6 +89,7 @@ function PixelForm({ pixel, onDone, onCancel }: { pixel?: Pixel; onDone: () => v
   const [name, setName] = useState(pixel?.name ?? '')
   const [tag, setTag] = useState(pixel?.tag ?? '')
   const save = useAction()
+  const refused = useRefusal(save.error, LABELS)
   async function submit(e: FormEvent) {
     e.preventDefault()
     const ok = await save.run(() => (pixel ? api.put(`/api/pixel/${pixel.id}/update`, { name: name.trim(), tag: tag.trim() }) : api.post('/api/pixel/add', { type, name: name.trim(), tag: tag.trim() })))
@@ -101,18 +102,18 @@ function PixelForm({ pixel, onDone, onCancel }: { pixel?: Pixel; onDone: () => v
     <form onSubmit={submit}>
       <Field label={LABELS.type}>
         {(id) => (
-          <select id={id} value={type} onChange={(e) => setType(e.target.value)} disabled={!!pixel}>
+          <select id={id} {...refused.field('type')} value={type} onChange={(e) => setType(e.target.value)} disabled={!!pixel}>
             {PIXEL_TYPES.map(([v, l]) => (
               <option key={v} value={v}>{l}</option>
             ))}
           </select>
         )}
       </Field>
-      <Field label={LABELS.name}>{(id) => <input id={id} value={name} onChange={(e) => setName(e.target.value)} required />}</Field>
+      <Field label={LABELS.name}>{(id) => <input id={id} {...refused.field('name')} value={name} onChange={(e) => setName(e.target.value)} required />}</Field>
       <Field label={LABELS.tag} hint="The provider's id, for example GTM-ABC1234.">
-        {(id, hint) => <input id={id} aria-describedby={hint} value={tag} onChange={(e) => setTag(e.target.value)} required />}
+        {(id, hint) => <input id={id} {...refused.field('tag', hint)} value={tag} onChange={(e) => setTag(e.target.value)} required />}
       </Field>
-      <ErrorNote message={withLabels(save.error, LABELS)} />
+      <ErrorNote {...refused.note} />
       <div className="actions">
         <button type="button" className="secondary" onClick={onCancel}>Cancel</button>
         <button type="submit" disabled={save.busy}>{pixel ? 'Save pixel' : 'Create pixel'}</button>

@@ -1,7 +1,7 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react'
 import QRCode from 'qrcode'
 import { ErrorNote, Field } from '../ui/parts'
-import { withLabels } from '../ui/field-labels'
+import { useRefusal } from '../ui/refusal'
 import { contrastRatio, lowContrast, MIN_CONTRAST, parseColour } from '../../../src/lib/colour.js'
 
 export const QR_TYPES = [
@@ -208,14 +208,16 @@ export function QrDesigner(props: { initial?: QrDesign; busy: boolean; error?: s
   const set = (k: string, v: string) => setValues({ ...values, [k]: v })
   const contrastWarning = lowContrast(fg, bg) ? contrastId : undefined
   // an API message names the form's fields by body name: `data` for a one-field type, else `data.email` and the like
-  const labels = { name: 'Name', type: 'Type', foreground: 'Foreground colour', background: 'Background colour', logo: 'Logo', 'data.encryption': 'Security', ...Object.fromEntries(FIELDS[type].map(([k, label], _, all) => [all.length === 1 ? 'data' : `data.${k}`, label])) }
+  const dataName = (k: string) => (FIELDS[type].length === 1 ? 'data' : `data.${k}`)
+  const labels = { name: 'Name', type: 'Type', foreground: 'Foreground colour', background: 'Background colour', logo: 'Logo', 'data.encryption': 'Security', ...Object.fromEntries(FIELDS[type].map(([k, label]) => [dataName(k), label])) }
+  const refused = useRefusal(props.error, labels)
   return (
     <form onSubmit={submit} className="grid two">
       <div>
-        <Field label="Name">{(id) => <input id={id} value={name} onChange={(e) => setName(e.target.value)} placeholder="Spring flyer" />}</Field>
+        <Field label="Name">{(id) => <input id={id} {...refused.field('name')} value={name} onChange={(e) => setName(e.target.value)} placeholder="Spring flyer" />}</Field>
         <Field label="Type">
           {(id) => (
-            <select id={id} value={type} onChange={(e) => setType(e.target.value as QrType)}>
+            <select id={id} {...refused.field('type')} value={type} onChange={(e) => setType(e.target.value as QrType)}>
               {QR_TYPES.map(([v, l]) => (
                 <option key={v} value={v}>
                   {l}
@@ -228,9 +230,9 @@ export function QrDesigner(props: { initial?: QrDesign; busy: boolean; error?: s
           <Field key={`${type}-${key}`} label={label}>
             {(id) =>
               kind === 'textarea' ? (
-                <textarea id={id} rows={3} value={values[key] ?? ''} onChange={(e) => set(key, e.target.value)} />
+                <textarea id={id} {...refused.field(dataName(key))} rows={3} value={values[key] ?? ''} onChange={(e) => set(key, e.target.value)} />
               ) : (
-                <input id={id} type={kind ?? 'text'} value={values[key] ?? ''} onChange={(e) => set(key, e.target.value)} />
+                <input id={id} {...refused.field(dataName(key))} type={kind ?? 'text'} value={values[key] ?? ''} onChange={(e) => set(key, e.target.value)} />
               )
             }
           </Field>
@@ -239,7 +241,7 @@ export function QrDesigner(props: { initial?: QrDesign; busy: boolean; error?: s
           <>
             <Field label="Security">
               {(id) => (
-                <select id={id} value={values.encryption ?? 'WPA'} onChange={(e) => set('encryption', e.target.value)}>
+                <select id={id} {...refused.field('data.encryption')} value={values.encryption ?? 'WPA'} onChange={(e) => set('encryption', e.target.value)}>
                   <option value="WPA">WPA/WPA2</option>
                   <option value="WEP">WEP</option>
                   <option value="nopass">None</option>
@@ -252,12 +254,12 @@ export function QrDesigner(props: { initial?: QrDesign; busy: boolean; error?: s
           </>
         )}
         <div className="row">
-          <Field label="Foreground colour">{(id) => <input id={id} type="color" value={fg} onChange={(e) => setFg(e.target.value)} aria-describedby={contrastWarning} />}</Field>
-          <Field label="Background colour">{(id) => <input id={id} type="color" value={bg} onChange={(e) => setBg(e.target.value)} aria-describedby={contrastWarning} />}</Field>
+          <Field label="Foreground colour">{(id) => <input id={id} type="color" value={fg} onChange={(e) => setFg(e.target.value)} {...refused.field('foreground', contrastWarning)} />}</Field>
+          <Field label="Background colour">{(id) => <input id={id} type="color" value={bg} onChange={(e) => setBg(e.target.value)} {...refused.field('background', contrastWarning)} />}</Field>
         </div>
         <ContrastNote id={contrastId} foreground={fg} background={bg} />
         <Field label="Logo" hint="PNG or JPEG, at most 256 KB; it sits in the middle of the code.">
-          {(id, hint) => <input id={id} aria-describedby={hint} type="file" accept="image/png,image/jpeg" onChange={(e) => onLogo(e.target.files?.[0])} />}
+          {(id, hint) => <input id={id} {...refused.field('logo', hint)} type="file" accept="image/png,image/jpeg" onChange={(e) => onLogo(e.target.files?.[0])} />}
         </Field>
         {(logo || savedLogo) && (
           <p>
@@ -280,7 +282,7 @@ export function QrDesigner(props: { initial?: QrDesign; busy: boolean; error?: s
           <canvas ref={canvas} role="img" aria-labelledby="qr-preview-label" />
         </div>
         <p className="hint">Codes of links, phone numbers, emails, SMS and contacts are saved pointing at a tracked scan address, so their scans are counted.</p>
-        <ErrorNote message={withLabels(props.error, labels)} />
+        <ErrorNote {...refused.note} />
         <div className="actions">
           <button type="button" className="secondary" onClick={props.onCancel}>
             Cancel

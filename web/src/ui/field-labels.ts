@@ -2,7 +2,7 @@
  * The API names the field it refuses first, by its body name ("domain must not contain spaces…",
  * "events: must name at least one event", "limits.links must not be negative"); a form says it
  * with the label the visitor sees instead ("Domain name must not contain spaces…").
- * links/refusal.ts does the same for the link form, which also marks the field.
+ * refusal.ts marks the field it names; links/refusal.ts reads the link form's lists on top.
  */
 
 /** A form's labels by body name: a whole path (`limits.links`, `data.email`) or its first word. */
@@ -11,11 +11,23 @@ export type FieldLabels = Record<string, string>
 /** A field path at the start of a message: words and entry numbers joined by dots, then a space, a colon or the end. */
 export const NAMED = /^([a-z_][a-z0-9_]*)((?:\.[a-z0-9_]+)*)(?=[\s:]|$)/
 
+/**
+ * The form's field `message` starts with: its body name in `labels` (the whole path, else its first
+ * word) and the path as written. None when it names none of the form's, or two ("foreground and
+ * background are too similar": a sentence about two fields stays as the API says it, and marks neither).
+ */
+function named(message: string | undefined, labels: FieldLabels): { name: string; path: string } | undefined {
+  const m = message ? NAMED.exec(message) : null
+  if (!message || !m || message.startsWith(' and ', m[0].length)) return undefined
+  const name = [m[0], m[1]].find((n) => Object.hasOwn(labels, n))
+  return name === undefined ? undefined : { name, path: m[0] }
+}
+
+/** The body name of the field `message` refuses, when it is one of the form's (`labels`). */
+export const namedField = (message: string | undefined, labels: FieldLabels) => named(message, labels)?.name
+
 /** `message` with the field it starts with said by the form's label; as it is when it names none of the form's. */
 export function withLabels(message: string | undefined, labels: FieldLabels): string | undefined {
-  const m = message ? NAMED.exec(message) : null
-  // "foreground and background are too similar": a sentence about two fields stays as the API says it
-  if (!message || !m || message.startsWith(' and ', m[0].length)) return message
-  const label = labels[m[0]] ?? labels[m[1]]
-  return label === undefined ? message : `${label}${message.slice(m[0].length)}`
+  const field = named(message, labels)
+  return field && message ? `${labels[field.name]}${message.slice(field.path.length)}` : message
 }

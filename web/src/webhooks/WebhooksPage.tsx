@@ -6,7 +6,7 @@ import { useConfirm } from '../ui/confirm'
 import { formatDate, formatDateTime, parseApiDate } from '../ui/format'
 import { useAction, useLoad } from '../ui/hooks'
 import { Badge, CopyButton, counted, EmptyState, ErrorNote, Field, Loading, Modal, MoreThanShown, PageHead, Pager } from '../ui/parts'
-import { withLabels } from '../ui/field-labels'
+import { useRefusal } from '../ui/refusal'
 import { idParam, pageParam, useQueryState } from '../ui/query'
 import { useApiPaths } from '../ui/routes-available'
 import { NotYet } from './NotYet'
@@ -122,6 +122,7 @@ function WebhookForm({ webhook, onDone, onCancel }: { webhook?: Webhook; onDone:
   const [description, setDescription] = useState(webhook?.description ?? '')
   const [events, setEvents] = useState<string[]>(webhook?.events ?? ['link.created'])
   const save = useAction()
+  const refused = useRefusal(save.error, LABELS)
   async function submit(e: FormEvent) {
     e.preventDefault()
     const body = { url: url.trim(), events, description: description.trim() || (webhook ? null : undefined) }
@@ -132,9 +133,9 @@ function WebhookForm({ webhook, onDone, onCancel }: { webhook?: Webhook; onDone:
   }
   return (
     <form onSubmit={submit}>
-      <Field label={LABELS.url}>{(id) => <input id={id} type="url" value={url} onChange={(e) => setUrl(e.target.value)} required />}</Field>
-      <Field label={LABELS.description}>{(id) => <input id={id} value={description} onChange={(e) => setDescription(e.target.value)} />}</Field>
-      <fieldset>
+      <Field label={LABELS.url}>{(id) => <input id={id} {...refused.field('url')} type="url" value={url} onChange={(e) => setUrl(e.target.value)} required />}</Field>
+      <Field label={LABELS.description}>{(id) => <input id={id} {...refused.field('description')} value={description} onChange={(e) => setDescription(e.target.value)} />}</Field>
+      <fieldset {...refused.group('events')}>
         <legend>{LABELS.events}</legend>
         {EVENTS.map((ev) => (
           <label className="check" key={ev}>
@@ -142,7 +143,7 @@ function WebhookForm({ webhook, onDone, onCancel }: { webhook?: Webhook; onDone:
           </label>
         ))}
       </fieldset>
-      <ErrorNote message={withLabels(save.error, LABELS)} />
+      <ErrorNote {...refused.note} />
       <div className="actions">
         <button type="button" className="secondary" onClick={onCancel}>Cancel</button>
         <button type="submit" disabled={save.busy}>{webhook ? 'Save webhook' : 'Add webhook'}</button>
