@@ -75,7 +75,11 @@ export function contentSecurityPolicy(o: PageOptions): string {
 }
 
 // Text on these pages is often the visitor's or a link owner's (URLs with long query strings,
-// unbroken words): it wraps anywhere rather than pushing the card, and the page, sideways.
+// unbroken words): it wraps anywhere rather than pushing the card, and the page, sideways. It may
+// be Arabic or Hebrew: each paragraph, heading, label and cell takes its direction from its own
+// first letters (as dir="auto" would), so a right-to-left title reads and aligns right to left with
+// its punctuation in place. A URL shown as text (up to 8 KiB) stops after four lines (.kurz-url),
+// so what follows it (a Continue button, the figures) is not pages below; its link holds all of it.
 const STYLE = `body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;background:#f6f7f9;color:#1d2330}
 main{max-width:40rem;margin:3rem auto;padding:2rem;background:#fff;border-radius:12px;box-shadow:0 1px 3px rgba(0,0,0,.08);overflow-wrap:anywhere}
 h1{font-size:1.4rem;margin-top:0}h2{font-size:1.1rem}a{color:#2554c7}
@@ -87,6 +91,8 @@ button,.kurz-button{background:#2554c7;color:#fff;border:0;cursor:pointer}
 table{border-collapse:collapse;width:100%}td,th{padding:.35rem .5rem;border-bottom:1px solid #eceef2;text-align:left}
 .muted{color:#6b7280}.error{color:#b91c1c}
 .kurz-sr{position:absolute;width:1px;height:1px;margin:-1px;padding:0;overflow:hidden;clip:rect(0 0 0 0);clip-path:inset(50%);white-space:nowrap;border:0}
+h1,h2,p,li,legend,label,td,th,button,.kurz-button{unicode-bidi:plaintext}
+.kurz-url{display:-webkit-box;-webkit-box-orient:vertical;-webkit-line-clamp:4;overflow:hidden}.kurz-url a:focus-visible{outline-offset:-2px}
 @media (max-width:30rem){main{margin:1rem .75rem;padding:1.25rem}}
 @media (prefers-color-scheme:dark){:root{color-scheme:dark}body{background:#10131a;color:#e6e9f0}main{background:#181c25;box-shadow:none}a{color:#7b93ff}
 input,select,textarea{background:#202532;color:#e6e9f0;border-color:#2d3342}button,.kurz-button{background:#7b93ff;color:#0b0f1a}:focus-visible{outline-color:#7b93ff}

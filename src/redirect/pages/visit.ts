@@ -157,7 +157,7 @@ export function splashPage(reply: FastifyReply, v: VisitPage) {
       headParts: [refresh(seconds, v.dest)],
       body: html`<main><h1>${v.link.title || 'You are being redirected'}</h1>
 <p>This link takes you to:</p>
-<p><a id="destination" href="${v.dest}" rel="noreferrer">${v.dest}</a></p>
+<p class="kurz-url"><a id="destination" href="${v.dest}" rel="noreferrer">${v.dest}</a></p>
 <p class="muted">Continuing in <span id="countdown">${seconds}</span> seconds…</p>
 <p><a class="kurz-button" href="${v.dest}" rel="noreferrer">Continue now</a></p></main>`.value,
       bodyEnd: [countdownScript(nonce, seconds)],
@@ -237,7 +237,8 @@ ${options.map((o, i) => html`<p class="kurz-option"><label><input type="radio" n
   const shown = shownTitle(v.link)
   const title = shown ?? hostOf(v.dest)
   // form controls follow the overlay's own background, not the visitor's colour scheme; an overlay
-  // at the top sits below the "Open … directly" link rather than over it (a phone is narrow)
+  // never reaches the top 2.75rem, where the "Open … directly" link is: one at the top sits below
+  // it (a phone is narrow), and a tall one at the bottom or centre stops short of it
   const dark = luminance(bg) < 0.3
   const fields = dark ? 'background:#202532;color:#e6e9f0;border-color:#2d3342' : 'background:#fff;color:#1d2330;border-color:#c8ccd4'
   // a poll's title and message live in its fieldset
@@ -251,11 +252,11 @@ ${options.map((o, i) => html`<p class="kurz-option"><label><input type="radio" n
       // so Tab reaches it and Space closes; the × shows its focus ring.
       head: `<style>html,body{height:100%;margin:0;overflow:hidden}.kurz-frame{display:block;border:0;width:100%;height:100%}
 main.kurz-view{height:100%;max-width:none;margin:0;padding:0;border-radius:0;background:none;box-shadow:none}
-.kurz-overlay{position:fixed;z-index:10;box-sizing:border-box;width:max-content;max-width:min(22rem,calc(100vw - 2rem));max-height:calc(100vh - 2rem);overflow:auto;padding:1rem 2rem 1rem 1.25rem;border-radius:10px;box-shadow:0 4px 18px rgba(0,0,0,.25);overflow-wrap:anywhere}
+.kurz-overlay{position:fixed;z-index:10;box-sizing:border-box;width:max-content;max-width:min(22rem,calc(100vw - 2rem));max-height:calc(100vh - 3.75rem);overflow:auto;padding:1rem 2rem 1rem 1.25rem;border-radius:10px;box-shadow:0 4px 18px rgba(0,0,0,.25);overflow-wrap:anywhere}
 .kurz-overlay h2{margin:.2rem 0 .5rem;font-size:1.1rem}.kurz-overlay input:not([type=radio]),.kurz-overlay textarea{width:100%;box-sizing:border-box}
 .kurz-overlay fieldset{border:0;margin:0;padding:0;min-width:0}.kurz-overlay legend{padding:0;max-width:100%}
 .kurz-option label{display:flex;align-items:flex-start;gap:.5rem;cursor:pointer}.kurz-option input{flex:none;margin:.2rem 0 0;padding:0}
-.kurz-overlay{color-scheme:${dark ? 'dark' : 'light'}${position === POSITIONS.top ? ';margin-top:1.75rem;max-height:calc(100vh - 3.75rem)' : ''}}.kurz-overlay input:not([type=radio]),.kurz-overlay textarea{${fields}}
+.kurz-overlay{color-scheme:${dark ? 'dark' : 'light'}${position === POSITIONS.top ? ';margin-top:1.75rem' : position === POSITIONS.center ? ';margin-top:.875rem' : ''}}.kurz-overlay input:not([type=radio]),.kurz-overlay textarea{${fields}}
 #kurz-close{position:fixed;top:0;left:0;width:1px;height:1px;margin:0;padding:0;opacity:0;overflow:hidden;clip-path:inset(50%)}#kurz-close:checked~.kurz-overlay{display:none}
 .kurz-x{position:absolute;right:.6rem;top:.3rem;cursor:pointer;font-size:1.2rem;line-height:1.2;padding:0 .2rem;border-radius:4px}#kurz-close:focus~.kurz-overlay .kurz-x{outline:2px solid currentColor;outline-offset:1px}
 .kurz-direct{position:fixed;right:.5rem;top:.5rem;z-index:5;max-width:calc(100vw - 1rem);box-sizing:border-box;overflow-wrap:anywhere;font-size:.8rem;background:#fff;color:#2554c7;padding:.2rem .5rem;border-radius:4px;box-shadow:0 1px 3px rgba(0,0,0,.2)}
