@@ -1,22 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { eq } from 'drizzle-orm'
-import type { LightMyRequestResponse } from 'fastify'
 import { sessions, ssoTokens } from '../../src/db/schema/index.js'
 import { deleteExpiredLogins } from '../../src/accounts/expired-logins.js'
 import { DAY } from '../../src/lib/time.js'
 import { sha256 } from '../../src/lib/crypto.js'
-import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { cookiesOf as cookieOf, testApp, type TestApp, type TestUser } from '../helpers/app.js'
 
 /*
  * Session 37: dashboard sessions and SSO login URLs were never deleted once expired, so every
  * sign-in and every SSO URL added a row for good. A daily sweep (accounts/expired-logins.ts, the
  * first five minutes after start) deletes those past their expiry; live ones keep working.
  */
-
-const cookieOf = (res: LightMyRequestResponse) => {
-  const set = res.headers['set-cookie']
-  return (Array.isArray(set) ? set : [String(set)]).map((c) => c.split(';')[0]).join('; ')
-}
 
 describe('expired sessions and SSO login URLs', () => {
   let t: TestApp
