@@ -12,22 +12,17 @@ export type FieldLabels = Record<string, string>
 export const NAMED = /^([a-z_][a-z0-9_]*)((?:\.[a-z0-9_]+)*)(?=[\s:]|$)/
 
 /**
- * The form's field `message` starts with: its body name in `labels` (the whole path, else its first
- * word) and the path as written. None when it names none of the form's, or two ("foreground and
- * background are too similar": a sentence about two fields stays as the API says it, and marks neither).
+ * The form's field `message` starts with (its body name in `labels`: the whole path, else its first
+ * word) and the message saying it by its label. None when it names none of the form's, or two
+ * ("foreground and background are too similar": a sentence about two fields stays as the API says
+ * it, and marks neither).
  */
-function named(message: string | undefined, labels: FieldLabels): { name: string; path: string } | undefined {
+export function namedField(message: string | undefined, labels: FieldLabels): { name: string; message: string } | undefined {
   const m = message ? NAMED.exec(message) : null
   if (!message || !m || message.startsWith(' and ', m[0].length)) return undefined
   const name = [m[0], m[1]].find((n) => Object.hasOwn(labels, n))
-  return name === undefined ? undefined : { name, path: m[0] }
+  return name === undefined ? undefined : { name, message: `${labels[name]}${message.slice(m[0].length)}` }
 }
-
-/** The body name of the field `message` refuses, when it is one of the form's (`labels`). */
-export const namedField = (message: string | undefined, labels: FieldLabels) => named(message, labels)?.name
 
 /** `message` with the field it starts with said by the form's label; as it is when it names none of the form's. */
-export function withLabels(message: string | undefined, labels: FieldLabels): string | undefined {
-  const field = named(message, labels)
-  return field && message ? `${labels[field.name]}${message.slice(field.path.length)}` : message
-}
+export const withLabels = (message: string | undefined, labels: FieldLabels): string | undefined => namedField(message, labels)?.message ?? message

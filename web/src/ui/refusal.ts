@@ -6,7 +6,7 @@
  * what it names. The link form reads its lists and sections on top (links/refusal.ts).
  */
 import { useId } from 'react'
-import { namedField, withLabels, type FieldLabels } from './field-labels'
+import { namedField, type FieldLabels } from './field-labels'
 
 /** What marks a control the API refused: aria-invalid, and the refusal's message among its descriptions. */
 export interface Marks {
@@ -37,8 +37,8 @@ export function useRefusal(error: string | undefined, labels: FieldLabels): Refu
   const id = useId()
   const named = namedField(error, labels)
   return {
-    field: (name, hint) => marks(named === name, id, hint),
-    group: (name) => ({ 'aria-describedby': named === name ? id : undefined }),
-    note: { message: withLabels(error, labels), id },
+    field: (name, hint) => marks(named?.name === name, id, hint),
+    group: (name) => ({ 'aria-describedby': named?.name === name ? id : undefined }),
+    note: { message: named?.message ?? error, id },
   }
 }
