@@ -14,6 +14,14 @@ export interface SuiteOptions {
 }
 
 /**
+ * A file's page timeout, at least 15 s under CI: there two test files, their servers and two
+ * Chromiums share two cores, and a step that takes 2 s here has been seen to pass 8 s there.
+ */
+function pageTimeout(ms: number): number {
+  return process.env.CI ? Math.max(ms, 15_000) : ms
+}
+
+/**
  * What every browser test file needs, in one place rather than copied into each: a fresh app on a
  * free port, headless Chromium, pages that record their script errors and, for the dashboard, an
  * admin whose single-use SSO URLs sign users in. Call it inside the `describe`: it registers the
@@ -56,7 +64,7 @@ export function browserSuite(opts: SuiteOptions = {}) {
   /** A page in a context of its own that records its script errors in `scriptErrors`; not signed in. */
   async function page(options?: BrowserContextOptions): Promise<Page> {
     const p = await (await context(options)).newPage()
-    if (opts.timeout) p.setDefaultTimeout(opts.timeout)
+    if (opts.timeout) p.setDefaultTimeout(pageTimeout(opts.timeout))
     p.on('pageerror', (e) => scriptErrors.push(e.message))
     return p
   }
