@@ -1,4 +1,4 @@
-import { Link } from 'react-router'
+import { Link, useSearchParams } from 'react-router'
 import type { AccountStats } from '../../../src/clicks/account-series.js'
 import { formatNumber } from '../ui/format'
 import { PageHead } from '../ui/parts'
@@ -20,6 +20,9 @@ export function OverviewPage() {
 
 function TopLinks({ links }: { links: AccountStats['topLinks'] }) {
   const max = links[0]?.clicks ?? 0
+  // a link opens on the range its count here is of, so the two figures agree
+  const [params] = useSearchParams()
+  const range = new URLSearchParams([...params].filter(([k]) => ['from', 'to', 'interval', 'range'].includes(k))).toString()
   return (
     <section className="card" aria-labelledby="top-links">
       <h2 id="top-links">Top links</h2>
@@ -37,7 +40,7 @@ function TopLinks({ links }: { links: AccountStats['topLinks'] }) {
             {links.map((l) => (
               <tr key={l.id}>
                 <td>
-                  <Link className="short" to={`/links/${l.id}`}>
+                  <Link className="short" to={{ pathname: `/links/${l.id}`, search: range }}>
                     {l.shorturl}
                   </Link>
                   {l.title && <span className="sub"> {l.title}</span>}

@@ -1,11 +1,13 @@
 import { useEffect, useId, useMemo, useState, type ReactNode } from 'react'
 import { useSearchParams } from 'react-router'
 import { ApiError, api, qs } from '../api/client'
-import type { LinkStatsSummary, Stats, StatsSeriesPoint, TopMap } from '../api/types'
+import type { LinkStatsSummary, Stats, StatsSeriesPoint } from '../api/types'
 import { LineChart, type Series } from '../ui/Chart'
 import { countryName, formatNumber, isoDay, parseApiDate } from '../ui/format'
 import { useLoad } from '../ui/hooks'
 import { ErrorNote, Field, Loading } from '../ui/parts'
+import { readHour, timeAxis } from './time-axis'
+import { TopTable, capitalise, languageName } from './TopTable'
 
 type Preset = '24h' | 7 | 30 | 90 | 365
 type Interval = 'day' | 'hour'
@@ -23,10 +25,7 @@ const MAX_SPAN_DAYS = 400
 const MAX_HOUR_DAYS = 7
 const DAY_MS = 86_400_000
 
-const dayLabel = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', timeZone: 'UTC' })
-const hourLabel = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', hour: 'numeric', timeZone: 'UTC' })
 const fullDay = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeZone: 'UTC' })
-const fullHour = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' })
 
 /** The range a date input holds, as the API's UTC days; `until` ends the 24-hour preset's window. */
 interface Range {
@@ -150,17 +149,14 @@ export function StatsView<S extends Stats = Stats>({ base, summary, noun, extra 
 
   const chart = useMemo(() => {
     if (!stats || !points) return undefined
-    const labels = points.map((p) => {
-      const d = parseApiDate(p.date)
-      return d ? (stats.interval === 'hour' ? hourLabel : dayLabel).format(d) : p.date
-    })
+    const { labels, ticks } = timeAxis(points.map((p) => p.date), stats.interval)
     const series: Series[] = [
       { label: noun, values: points.map((p) => p.clicks), colorVar: '--accent', fill: true },
       { label: `Unique ${lower}`, values: points.map((p) => p.uniqueClicks), colorVar: '--good' },
       // the cards' words: "Bot clicks", not "Bots"
       { label: `Bot ${lower}`, values: points.map((p) => p.botClicks), colorVar: '--warn' },
     ]
-    return { labels, series }
+    return { labels, ticks, series }
   }, [stats, points, noun, lower])
 
   // cards show the loaded range's figures; the link's all-time ones, labelled "All time", where the
@@ -171,8 +167,11 @@ export function StatsView<S extends Stats = Stats>({ base, summary, noun, extra 
   const tops = stats ?? (allTime ? summary : undefined)
   const windowFrom = last24 && points?.length ? parseApiDate(points[0].date) : null
   const windowTo = last24 && points?.length ? parseApiDate(points[points.length - 1].date) : null
-  const described = last24 && windowFrom && windowTo ? `the last 24 hours, ${fullHour.format(windowFrom)} to ${fullHour.format(new Date(windowTo.getTime() + 3_600_000))} UTC` : stats ? `${readDay(stats.from)} to ${readDay(stats.to)}` : ''
-  const rangeCard = last24 ? '24 hours' : stats ? `${spanDays} ${spanDays === 1 ? 'day' : 'days'}` : allTime ? 'All time' : '—'
+  const described = last24 && windowFrom && windowTo ? `the last 24 hours, ${readHour(windowFrom)} to ${readHour(new Date(windowTo.getTime() + 3_600_000))}` : stats ? `${readDay(stats.from)} to ${readDay(stats.to)}` : ''
+  // the span of the figures shown: while another range loads they are still the last range's
+  const shownDays = stats ? daysOf(stats.from, stats.to) : 0
+  const rangeCard = last24 ? '24 hours' : stats ? `${shownDays} ${shownDays === 1 ? 'day' : 'days'}` : allTime ? 'All time' : '—'
+  const asked = range.preset === '24h' ? 'the last 24 hours' : `${readDay(range.from)} to ${readDay(range.to)}`
   // a range without a single click draws no flat line on a 0 to 1 axis: it says so instead
   const quiet = !!points && points.every((p) => !p.clicks && !p.uniqueClicks && !p.botClicks)
   const chartName =
@@ -184,6 +183,8 @@ export function StatsView<S extends Stats = Stats>({ base, summary, noun, extra 
           ? `${noun} over time: ${counted(summary.clicks)} in total`
           : `${noun} over time`
   const show = (n: number | undefined) => (n === undefined ? '—' : formatNumber(n))
+  /** a card's figure; eight digits and more are sized to the card, or they push past it at phone width */
+  const figure = (n: number | undefined) => <dd className={show(n).length > 9 ? 'long' : undefined}>{show(n)}</dd>
   const apiTotals = stats?.totals
   const differs = last24 && totals && apiTotals && (apiTotals.clicks !== totals.clicks || apiTotals.uniqueClicks !== totals.uniqueClicks || apiTotals.botClicks !== totals.botClicks)
 
@@ -192,15 +193,15 @@ export function StatsView<S extends Stats = Stats>({ base, summary, noun, extra 
       <dl className="grid four stats" aria-busy={loaded.loading}>
         <div className="stat">
           <dt>{noun === 'Clicks' ? 'Clicks' : 'Scans'}</dt>
-          <dd>{show(totals?.clicks)}</dd>
+          {figure(totals?.clicks)}
         </div>
         <div className="stat">
           <dt>{noun === 'Clicks' ? 'Unique clicks' : 'Unique scans'}</dt>
-          <dd>{show(totals?.uniqueClicks)}</dd>
+          {figure(totals?.uniqueClicks)}
         </div>
         <div className="stat">
           <dt>Bot {lower}</dt>
-          <dd>{show(totals?.botClicks)}</dd>
+          {figure(totals?.botClicks)}
         </div>
         <div className="stat">
           <dt>Range</dt>
@@ -271,7 +272,9 @@ export function StatsView<S extends Stats = Stats>({ base, summary, noun, extra 
             </p>
           </div>
         )}
-        {stats && (
+        {stats && loaded.loading ? (
+          <Loading what={`Loading the figures for ${asked}`} className="sub" />
+        ) : stats && (
           <p className="sub">
             {last24
               ? `Figures for ${described}. The totals add up these 24 hourly figures (unique ${lower} counted hour by hour)${
@@ -292,7 +295,7 @@ export function StatsView<S extends Stats = Stats>({ base, summary, noun, extra 
             <p>No {lower} in this range</p>
           </div>
         ) : chart ? (
-          <LineChart labels={chart.labels} series={chart.series} name={chartName} />
+          <LineChart labels={chart.labels} ticks={chart.ticks} series={chart.series} name={chartName} />
         ) : (
           loaded.data && <LineChart labels={[]} series={[]} name={chartName} small />
         )}
@@ -344,51 +347,5 @@ export function StatsView<S extends Stats = Stats>({ base, summary, noun, extra 
         </div>
       )}
     </>
-  )
-}
-
-const languages = new Intl.DisplayNames(undefined, { type: 'language' })
-function languageName(code: string): string {
-  try {
-    return /^[a-z]{2,3}(-[A-Za-z]{2})?$/.test(code) ? (languages.of(code) ?? code) : code
-  } catch {
-    return code
-  }
-}
-const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1)
-
-function TopTable({ title, map, label = (s: string) => s }: { title: string; map: TopMap | undefined; label?: (s: string) => string }) {
-  const rows = map && typeof map === 'object' ? Object.entries(map).map(([k, v]) => [k, Number(v)] as const) : []
-  rows.sort((a, b) => b[1] - a[1])
-  const max = rows[0]?.[1] ?? 0
-  return (
-    <section className="card">
-      <h2>{title}</h2>
-      {rows.length === 0 ? (
-        <p className="sub">No data for this range yet.</p>
-      ) : (
-        <table className="top-table">
-          <thead className="offscreen">
-            <tr>
-              <th scope="col">{title}</th>
-              <th scope="col">Count</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map(([k, v]) => (
-              <tr key={k}>
-                <td>
-                  {label(k)}
-                  <div className="bar" aria-hidden="true">
-                    <span style={{ width: `${max ? Math.max(4, (v / max) * 100) : 0}%` }} />
-                  </div>
-                </td>
-                <td>{formatNumber(v)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-    </section>
   )
 }

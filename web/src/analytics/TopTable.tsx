@@ -1,0 +1,49 @@
+import type { TopMap } from '../api/types'
+import { formatNumber } from '../ui/format'
+
+const languages = new Intl.DisplayNames(undefined, { type: 'language' })
+export function languageName(code: string): string {
+  try {
+    return /^[a-z]{2,3}(-[A-Za-z]{2})?$/.test(code) ? (languages.of(code) ?? code) : code
+  } catch {
+    return code
+  }
+}
+export const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1)
+
+/** A top list of the statistics (countries, referrers…): label, count and a bar, most first. */
+export function TopTable({ title, map, label = (s: string) => s }: { title: string; map: TopMap | undefined; label?: (s: string) => string }) {
+  const rows = map && typeof map === 'object' ? Object.entries(map).map(([k, v]) => [k, Number(v)] as const) : []
+  rows.sort((a, b) => b[1] - a[1])
+  const max = rows[0]?.[1] ?? 0
+  return (
+    <section className="card">
+      <h2>{title}</h2>
+      {rows.length === 0 ? (
+        <p className="sub">No data for this range yet.</p>
+      ) : (
+        <table className="top-table">
+          <thead className="offscreen">
+            <tr>
+              <th scope="col">{title}</th>
+              <th scope="col">Count</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map(([k, v]) => (
+              <tr key={k}>
+                <td>
+                  {label(k)}
+                  <div className="bar" aria-hidden="true">
+                    <span style={{ width: `${max ? Math.max(4, (v / max) * 100) : 0}%` }} />
+                  </div>
+                </td>
+                <td>{formatNumber(v)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  )
+}
