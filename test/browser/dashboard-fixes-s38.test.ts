@@ -65,7 +65,7 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: session 38 fixes', () => {
         }
         return layers.reverse().reduce((under, [r, g, b, a]) => [r * a + under[0] * (1 - a), g * a + under[1] * (1 - a), b * a + under[2] * (1 - a)], [255, 255, 255])
       }
-      const boxes = [...root.querySelectorAll<HTMLInputElement>('input:not([type=checkbox], [type=radio], [type=color], [type=range], [type=file], [type=hidden]), select, textarea')]
+      const boxes = Array.from(root.querySelectorAll<HTMLInputElement>('input:not([type=checkbox], [type=radio], [type=color], [type=range], [type=file], [type=hidden]), select, textarea'))
       return boxes
         .filter((el) => el.getBoundingClientRect().height > 0)
         .map((el) => ({
@@ -100,7 +100,7 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: session 38 fixes', () => {
    */
   const lines = (scope: Locator) =>
     scope.evaluate((root) => {
-      const fields = [...root.querySelectorAll<HTMLElement>('.field > label + :is(input, select)')]
+      const fields = Array.from(root.querySelectorAll<HTMLElement>('.field > label + :is(input, select)'))
         .filter((el) => !/^(checkbox|radio|color|range|file)$/.test((el as HTMLInputElement).type) && el.getBoundingClientRect().height > 0)
         .map((el) => {
           const c = el.getBoundingClientRect()
