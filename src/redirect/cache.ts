@@ -9,6 +9,7 @@ import {
   findBrandedHosts, findDomainByHost, findDomainById, loadLinkById, loadLinksByAlias, toServeLink, type AliasKey, type LoadedLink, type ServeDomain, type ServeLink,
 } from './loader.js'
 import { batchedLoads } from './miss-loads.js'
+import { RotationCache } from './rotations.js'
 
 /**
  * A cached link older than LINK_FRESH still answers its visit, and is reloaded in the background
@@ -103,6 +104,8 @@ export class LinkCache {
   private misses = 0
   /** misses by alias, many to a query (miss-loads.ts) */
   private readonly loadByAlias: (key: AliasKey) => Promise<LoadedLink | undefined>
+  /** campaign rotators by slug, dropped with any link (a link may have joined a campaign) */
+  readonly rotations: RotationCache
 
   constructor(private readonly o: LinkCacheOptions) {
     this.links = new LRUCache<string, ServeLink>({
@@ -113,6 +116,7 @@ export class LinkCache {
     this.bus = new InvalidationBus(o.redis, o.log)
     // PGlite runs one statement at a time; Postgres works on the next batch while this one is read
     this.loadByAlias = batchedLoads((keys) => loadLinksByAlias(o.db, keys), isPglite(o.db) ? 1 : 2)
+    this.rotations = new RotationCache(o.db, () => (this.bus.down ? OUTAGE_FRESH : o.freshMs))
   }
 
   /** Subscribes to invalidations of other instances (REDIS_URL). */
@@ -120,6 +124,7 @@ export class LinkCache {
     return this.bus.start({
       link: (id) => this.dropLink(id),
       domain: (id) => this.dropDomain(id),
+      rotations: () => this.rotations.clear(),
       all: () => this.clear(),
     })
   }
@@ -138,6 +143,12 @@ export class LinkCache {
   async invalidateDomain(domainId: number): Promise<void> {
     this.dropDomain(domainId)
     await this.bus.publish({ kind: 'domain', id: domainId })
+  }
+
+  /** After a campaign is added, changed or deleted, or a link is added to one: its rotator's list changed. */
+  async invalidateRotations(): Promise<void> {
+    this.rotations.clear()
+    await this.bus.publish({ kind: 'rotations' })
   }
 
   /** Drops everything (pixels or pages changed for many links at once). */
@@ -338,6 +349,7 @@ export class LinkCache {
 
   private dropLink(linkId: number) {
     this.generation++
+    this.rotations.clear()
     const keys = this.keysById.get(linkId)
     for (const key of typeof keys === 'string' ? [keys] : [...(keys ?? [])]) this.links.delete(key)
     this.keysById.delete(linkId)
@@ -355,6 +367,7 @@ export class LinkCache {
 
   private clear() {
     this.generation++
+    this.rotations.clear()
     this.links.clear()
     this.keysById.clear()
     this.hosts.clear()

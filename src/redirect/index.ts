@@ -12,7 +12,7 @@ import { MINUTE } from '../lib/time.js'
 import { safeUrl, withParameters } from '../visit/url.js'
 import { answerWhenSpooled } from '../visit/answer.js'
 import { MAX_REFERRER, visitorFromRequest, type Visitor } from '../visit/visitor.js'
-import { findRotator, findStatsLink, liveClicks, type ServeDomain, type ServeLink } from './loader.js'
+import { findStatsLink, liveClicks, type ServeDomain, type ServeLink } from './loader.js'
 import { isActive, resolve, type Outcome, type VisitContext } from './resolve.js'
 import { claimCappedVisit } from './click-cap.js'
 import { directPolicy, redirectTo, ROTATOR_POLICY, sendDestination, type DirectPolicy } from './respond.js'
@@ -273,9 +273,9 @@ const redirect: FastifyPluginAsync = async (app) => {
   async function rotator(req: FastifyRequest<{ Params: { slug: string } }>, reply: FastifyReply) {
     const slug = req.params.slug
     if (!SLUG.test(slug)) return notFoundPage(reply)
-    const now = new Date()
-    const rotation = await findRotator(app.db, slug, now)
+    const rotation = await cache.rotations.get(slug)
     if (rotation === null) return notFoundPage(reply)
+    const now = Date.now()
     const campaignId = rotation.id
 
     let candidates: number[]
@@ -293,7 +293,7 @@ const redirect: FastifyPluginAsync = async (app) => {
     for (const id of candidates) {
       const link = await cache.byId(id)
       // a quarantined link is passed over: the campaign's visitor gets one of its other links
-      if (!link || link.campaignId !== campaignId || link.quarantined || !isActive(link, liveClicks(link), now.getTime())) continue
+      if (!link || link.campaignId !== campaignId || link.quarantined || !isActive(link, liveClicks(link), now)) continue
       const domain = link.domainId ? await cache.domainById(link.domainId) : null
       return (await serve(req, reply, link, { source: 'rotator', domain, direct: ROTATOR_POLICY, hidden: { link: String(link.id) } })) ?? reply
     }

@@ -7,11 +7,13 @@ const CHANNEL = 'kurz:link-cache'
 export interface InvalidationHandlers {
   link(id: number): void
   domain(id: number): void
+  /** campaign rotators: a campaign was added, changed or deleted (the redirect cache's channel only) */
+  rotations?(): void
   /** everything, including after a reconnect (messages sent meanwhile are lost) */
   all(): void
 }
 
-export type Invalidation = { kind: 'link' | 'domain'; id: number } | { kind: 'all' }
+export type Invalidation = { kind: 'link' | 'domain'; id: number } | { kind: 'rotations' } | { kind: 'all' }
 
 /**
  * Tells the other instances (REDIS_URL) what to drop from their redirect caches, over Redis
@@ -73,6 +75,7 @@ export class InvalidationBus {
       if (origin === this.origin) return
       if (kind === 'l') on.link(Number(id))
       else if (kind === 'd') on.domain(Number(id))
+      else if (kind === 'r') on.rotations?.()
       else if (kind === '*') on.all()
     })
     // start serving once subscribed, but never hang the start on an unreachable Redis: its first
@@ -91,7 +94,7 @@ export class InvalidationBus {
   async publish(what: Invalidation): Promise<void> {
     const redis = this.redis
     if (!redis) return
-    const message = what.kind === 'all' ? '*|0' : `${what.kind === 'link' ? 'l' : 'd'}|${what.id}`
+    const message = what.kind === 'all' ? '*|0' : what.kind === 'rotations' ? 'r|0' : `${what.kind === 'link' ? 'l' : 'd'}|${what.id}`
     // an API write must not hang on Redis trouble; the TTL bounds staleness if a message is lost
     const timeout = new Promise<void>((resolve) => setTimeout(resolve, 1_000).unref())
     await Promise.race([redis.publish(this.channel, `${this.origin}|${message}`).then(() => undefined, () => undefined), timeout])

@@ -17,3 +17,8 @@ export async function invalidateLinks(app: FastifyInstance, linkIds: Iterable<nu
 export async function invalidateDomain(app: FastifyInstance, domainId: number): Promise<void> {
   await app.linkCache.invalidateDomain(domainId).catch((err: unknown) => app.log.warn({ err, domainId }, 'domain cache invalidation failed'))
 }
+
+/** After a campaign was added, changed or deleted, or a new link joined one: the rotators' lists changed. */
+export async function invalidateRotations(app: FastifyInstance): Promise<void> {
+  await app.linkCache.invalidateRotations().catch((err: unknown) => app.log.warn({ err }, 'rotator cache invalidation failed'))
+}

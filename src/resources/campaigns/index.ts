@@ -6,7 +6,7 @@ import { notFound } from '../../http/errors.js'
 import { boolish, clearable, idParam, name, optional, pathId } from '../../http/fields.js'
 import { toDay } from '../../http/format.js'
 import { pageQuery, listResponse } from '../../http/pagination.js'
-import { invalidateLinks } from '../redirect-cache.js'
+import { invalidateLinks, invalidateRotations } from '../redirect-cache.js'
 import { presentCampaign } from './present.js'
 import * as repo from './repo.js'
 
@@ -50,6 +50,7 @@ const campaignsPlugin: FastifyPluginAsync = async (app) => {
       slug: s ?? null,
       public: isPublic ?? false,
     })
+    if (campaign.slug) await invalidateRotations(app)
     return { error: 0, ...present(req.user.username, campaign) }
   })
 
@@ -73,12 +74,14 @@ const campaignsPlugin: FastifyPluginAsync = async (app) => {
       ...(isPublic !== undefined ? { public: isPublic } : {}),
     })
     if (!campaign) throw notFound('Campaign not found.')
+    await invalidateRotations(app)
     return { error: 0, ...present(req.user.username, campaign) }
   })
 
   // DELETE /api/campaign/:id/delete – delete a campaign; its links stay, unassigned
   r.delete('/api/campaign/:id/delete', { schema: { params: idParam } }, async (req) => {
     if (!(await repo.deleteCampaign(app.db, req.user.id, req.params.id))) throw notFound('Campaign not found.')
+    await invalidateRotations(app)
     return { error: 0, message: 'Campaign has been deleted successfully.' }
   })
 }

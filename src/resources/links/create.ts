@@ -15,6 +15,7 @@ import { destinations, refuseSelfLoops } from './self-loop.js'
 import { requireCreateRoom } from './create-limit.js'
 import { enqueueLinkEvent, wantsEvent } from '../webhooks/outbox.js'
 import { heldByHistory } from './alias-history.js'
+import { invalidateRotations } from '../redirect-cache.js'
 
 export type { Link }
 
@@ -30,6 +31,13 @@ class NeedsTransaction extends Error {}
 
 /** Creates a link for `user`; a 4xx leaves nothing behind. */
 export async function createLink(app: FastifyInstance, user: AuthUser, input: LinkInput): Promise<Link> {
+  const link = await insertNew(app, user, input)
+  // a link in a campaign joins its rotator's list (an update or an assignment drops the link itself)
+  if (link.campaignId !== null) await invalidateRotations(app)
+  return link
+}
+
+async function insertNew(app: FastifyInstance, user: AuthUser, input: LinkInput): Promise<Link> {
   await requireCreateRoom(app, user)
   const [passwordHash, privacyPasswordHash] = await Promise.all([
     input.password ? hashPassword(input.password) : null,
