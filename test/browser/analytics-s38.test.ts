@@ -212,4 +212,13 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: analytics, session 38', ()
     expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0)
     await page.close()
   })
+
+  it('desktop visits, which the user-agent parser gives no device type, are counted under "Desktop or unknown", not a bare "Unknown"', async () => {
+    const page = await s.signIn(user, { viewport: desk })
+    await page.goto(`${s.origin}/dashboard/links/${linkId}`)
+    const devices = page.locator('section.card', { has: page.getByRole('heading', { name: 'Devices', exact: true }) })
+    await expect.poll(() => devices.locator('tbody tr').first().textContent()).toMatch(/^Desktop or unknown/)
+    expect(await devices.textContent()).not.toMatch(/Unknown/)
+    await page.close()
+  })
 })

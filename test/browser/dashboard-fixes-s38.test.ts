@@ -3,6 +3,7 @@ import type { Locator, Page } from 'playwright-core'
 import { addLink, hasChromium } from '../helpers/fixtures.js'
 import type { TestUser } from '../helpers/app.js'
 import { browserSuite } from './session.js'
+import { expectMarked } from './refusal-checks.js'
 
 /**
  * Dashboard of session 38, its forms: a control's edge stands out from what it sits on (3:1, WCAG
@@ -155,23 +156,7 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: session 38 fixes', () => {
 
   // ------------------------------------------------------------------ 3: refusals naming their field later
 
-  const focused = (p: Page) =>
-    p.evaluate(() => {
-      const a = document.activeElement
-      return { role: a?.getAttribute('role') ?? '', text: a?.textContent ?? '' }
-    })
 
-  /** The form in `scope` refused with `message`: the message has focus, and `control` alone is marked and described by it. */
-  async function expectMarked(page: Page, scope: Locator, control: Locator, message: RegExp) {
-    const alert = scope.getByRole('alert')
-    await expect.poll(() => alert.textContent()).toMatch(message)
-    await expect.poll(() => focused(page)).toMatchObject({ role: 'alert', text: expect.stringMatching(message) })
-    const id = await alert.getAttribute('id')
-    expect(id).toBeTruthy()
-    expect(await control.getAttribute('aria-invalid')).toBe('true')
-    expect((await control.getAttribute('aria-describedby'))?.split(' ')).toContain(id)
-    expect(await scope.locator('[aria-invalid="true"]').count()).toBe(1)
-  }
 
   it('New link and Edit link: an alias taken by another link marks Alias and focuses the message', async () => {
     const page = await s.signIn(user)

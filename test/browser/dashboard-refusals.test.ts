@@ -1,8 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { Locator, Page } from 'playwright-core'
+import type { Locator } from 'playwright-core'
 import { hasChromium } from '../helpers/fixtures.js'
 import type { TestUser } from '../helpers/app.js'
 import { browserSuite } from './session.js'
+import { expectMarked, focusedAlert as focused } from './refusal-checks.js'
 
 /**
  * Every form of the dashboard marks the field a refusal names, as the link form does
@@ -18,26 +19,8 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: a refused form marks the f
     user = await s.t.makeUser({ plan: 'pro' })
   })
 
-  const focused = (p: Page) =>
-    p.evaluate(() => {
-      const a = document.activeElement
-      return { role: a?.getAttribute('role') ?? '', text: a?.textContent ?? '' }
-    })
   const marked = (scope: Locator) => scope.locator('[aria-invalid="true"]').count()
 
-  /** The form in `scope` refused with `message`: it has focus, and `control` alone is marked and described by it. */
-  async function expectMarked(page: Page, scope: Locator, control: Locator, message: RegExp) {
-    const alert = scope.getByRole('alert')
-    await expect.poll(() => alert.textContent()).toMatch(message)
-    await expect.poll(() => focused(page)).toMatchObject({ role: 'alert', text: expect.stringMatching(message) })
-    const id = await alert.getAttribute('id')
-    expect(id).toBeTruthy()
-    expect(await control.getAttribute('aria-invalid')).toBe('true')
-    expect((await control.getAttribute('aria-describedby'))?.split(' ')).toContain(id)
-    expect(await marked(scope)).toBe(1)
-    // the red edge of styles.css
-    expect(await control.evaluate((el) => getComputedStyle(el).boxShadow)).not.toBe('none')
-  }
 
   it('Add domain: a domain with a path marks Domain name (its hint still describes it); a refused root redirect then moves the mark there', async () => {
     const page = await s.signIn(user)

@@ -252,7 +252,7 @@ ${options.map((o, i) => html`<p class="kurz-option"><label><input type="radio" n
       // so Tab reaches it and Space closes; the × shows its focus ring.
       head: `<style>html,body{height:100%;margin:0;overflow:hidden}.kurz-frame{display:block;border:0;width:100%;height:100%}
 main.kurz-view{height:100%;max-width:none;margin:0;padding:0;border-radius:0;background:none;box-shadow:none}
-.kurz-overlay{position:fixed;z-index:10;box-sizing:border-box;width:max-content;max-width:min(22rem,calc(100vw - 2rem));max-height:calc(100vh - 3.75rem);overflow:auto;padding:1rem 2rem 1rem 1.25rem;border-radius:10px;box-shadow:0 4px 18px rgba(0,0,0,.25);overflow-wrap:anywhere}
+.kurz-overlay{position:fixed;z-index:10;box-sizing:border-box;width:max-content;max-width:min(22rem,calc(100vw - 2rem));max-height:calc(100vh - 3.75rem);max-height:calc(100dvh - 3.75rem);overflow:auto;padding:1rem 2rem 1rem 1.25rem;border-radius:10px;box-shadow:0 4px 18px rgba(0,0,0,.25);overflow-wrap:anywhere}
 .kurz-overlay h2{margin:.2rem 0 .5rem;font-size:1.1rem}.kurz-overlay input:not([type=radio]),.kurz-overlay textarea{width:100%;box-sizing:border-box}
 .kurz-overlay fieldset{border:0;margin:0;padding:0;min-width:0}.kurz-overlay legend{padding:0;max-width:100%}
 .kurz-option label{display:flex;align-items:flex-start;gap:.5rem;cursor:pointer}.kurz-option input{flex:none;margin:.2rem 0 0;padding:0}

@@ -7,7 +7,7 @@ import { countryName, formatNumber, isoDay, parseApiDate } from '../ui/format'
 import { useLoad } from '../ui/hooks'
 import { ErrorNote, Field, Loading } from '../ui/parts'
 import { readHour, timeAxis } from './time-axis'
-import { TopTable, capitalise, languageName } from './TopTable'
+import { TopTable, deviceName, languageName } from './TopTable'
 
 type Preset = '24h' | 7 | 30 | 90 | 365
 type Interval = 'day' | 'hour'
@@ -342,7 +342,7 @@ export function StatsView<S extends Stats = Stats>({ base, summary, noun, extra 
           <TopTable title="Referrers" map={tops.topReferrers} />
           <TopTable title="Browsers" map={tops.topBrowsers} />
           <TopTable title="Operating systems" map={tops.topOs} />
-          {stats && <TopTable title="Devices" map={stats.topDevices} label={capitalise} />}
+          {stats && <TopTable title="Devices" map={stats.topDevices} label={deviceName} />}
           {stats && <TopTable title="Languages" map={stats.topLanguages} label={languageName} />}
         </div>
       )}

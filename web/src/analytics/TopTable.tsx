@@ -47,3 +47,9 @@ export function TopTable({ title, map, label = (s: string) => s }: { title: stri
     </section>
   )
 }
+
+/**
+ * A device type as the API counts it. The user-agent parser names mobiles, tablets, TVs and the
+ * like, and gives a desktop browser no type: the API's "Unknown" is mostly desktops, and said so.
+ */
+export const deviceName = (type: string) => (type === 'Unknown' ? 'Desktop or unknown' : capitalise(type))
