@@ -116,7 +116,7 @@ export class LinkCache {
     this.bus = new InvalidationBus(o.redis, o.log)
     // PGlite runs one statement at a time; Postgres works on the next batch while this one is read
     this.loadByAlias = batchedLoads((keys) => loadLinksByAlias(o.db, keys), isPglite(o.db) ? 1 : 2)
-    this.rotations = new RotationCache(o.db, () => (this.bus.down ? OUTAGE_FRESH : o.freshMs))
+    this.rotations = new RotationCache(o.db, { fresh: () => this.freshness(), ttl: o.ttlMs ?? LINK_TTL })
   }
 
   /** Subscribes to invalidations of other instances (REDIS_URL). */
@@ -281,9 +281,14 @@ export class LinkCache {
     return { hits: this.hits, misses: this.misses, size: this.links.size }
   }
 
-  /** Whether a cached link is past LINK_FRESH: read from the link, not a second lookup of the cache. */
+  /** How long a cached link (or rotator) is fresh now: briefly while other instances' changes go unheard. */
+  private freshness(): number {
+    return this.bus.down ? OUTAGE_FRESH : (this.o.freshMs ?? LINK_FRESH)
+  }
+
+  /** Whether a cached link is past its freshness: read from the link, not a second lookup of the cache. */
   private aged(link: ServeLink): boolean {
-    return Date.now() - link.loadedAt > (this.bus.down ? OUTAGE_FRESH : (this.o.freshMs ?? LINK_FRESH))
+    return Date.now() - link.loadedAt > this.freshness()
   }
 
   /** Reloads an aged entry while it keeps answering; a link gone since is dropped, an error keeps it. */

@@ -17,10 +17,16 @@ interface Entry {
   expiresAt: number
 }
 
-/** As a link's: a known rotator stays fresh for minutes, a slug without one for seconds (a campaign made where no invalidation reaches). */
-const FRESH = 5 * 60_000
+/** A slug without a campaign is read again after this at most: a campaign made where no invalidation reaches. */
 const UNKNOWN_FRESH = 5_000
-const TTL = 10 * 60_000
+
+/** The link cache's ages, which a rotator shares. */
+export interface RotationAges {
+  /** how long an entry stays fresh now: shorter while invalidations may go unheard */
+  fresh(): number
+  /** never served past this */
+  ttl: number
+}
 
 /**
  * Campaign rotators (`/r/<slug>`) by slug, in front of the database: a popular rotator was a query
@@ -37,8 +43,7 @@ export class RotationCache {
 
   constructor(
     private readonly db: Db,
-    /** how long a known rotator stays fresh now: shorter while invalidations may go unheard */
-    private readonly freshMs: () => number | undefined,
+    private readonly ages: RotationAges,
   ) {}
 
   /** The rotator on `slug`, or null: from memory at once when held, else read (one read per slug at a time). */
@@ -60,8 +65,8 @@ export class RotationCache {
       const generation = this.generation
       const rotation = await findRotator(this.db, slug, new Date())
       const now = Date.now()
-      const fresh = rotation ? (this.freshMs() ?? FRESH) : Math.min(this.freshMs() ?? UNKNOWN_FRESH, UNKNOWN_FRESH)
-      if (generation === this.generation) this.entries.set(slug, { rotation, freshUntil: now + fresh, expiresAt: now + Math.max(TTL, fresh) })
+      const fresh = rotation ? this.ages.fresh() : Math.min(this.ages.fresh(), UNKNOWN_FRESH)
+      if (generation === this.generation) this.entries.set(slug, { rotation, freshUntil: now + fresh, expiresAt: now + this.ages.ttl })
       return rotation
     })
   }
