@@ -357,7 +357,7 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: links and analytics fixes'
     expect(await drawn()).toEqual(expect.arrayContaining(['Clicks', 'Unique clicks']))
     const numbers = page.locator('details', { has: page.getByText('Show the numbers as a table') })
     await numbers.getByText('Show the numbers as a table').click()
-    expect(await numbers.getByRole('columnheader').allTextContents()).toEqual(['Day', 'Clicks', 'Unique clicks', 'Bot clicks'])
+    expect(await numbers.getByRole('columnheader').allTextContents()).toEqual(['Day (UTC)', 'Clicks', 'Unique clicks', 'Bot clicks'])
   })
 
   it('analytics: a range without clicks says "No clicks in this range" in an image named like the chart, not a flat line', async () => {

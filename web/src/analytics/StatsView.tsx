@@ -186,6 +186,9 @@ export function StatsView<S extends Stats = Stats>({ base, summary, noun, extra 
   /** a card's figure; eight digits and more are sized to the card, or they push past it at phone width */
   const figure = (n: number | undefined) => <dd className={show(n).length > 9 ? 'long' : undefined}>{show(n)}</dd>
   const apiTotals = stats?.totals
+  // what the top lists add up to: the loaded range's clicks without bots' (the API's UTC days, the
+  // 24-hour preset's two included); the all-time fallback's lists have no such total
+  const listed = stats ? stats.totals.clicks : undefined
   const differs = last24 && totals && apiTotals && (apiTotals.clicks !== totals.clicks || apiTotals.uniqueClicks !== totals.uniqueClicks || apiTotals.botClicks !== totals.botClicks)
 
   return (
@@ -306,7 +309,8 @@ export function StatsView<S extends Stats = Stats>({ base, summary, noun, extra 
               <table>
                 <thead>
                   <tr>
-                    <th scope="col">{stats.interval === 'hour' ? 'Hour (UTC)' : 'Day'}</th>
+                    {/* the chart's own names of the buckets: UTC days, hours in the viewer's time */}
+                    <th scope="col">{stats.interval === 'hour' ? 'Hour' : 'Day (UTC)'}</th>
                     <th scope="col" className="num">
                       {noun}
                     </th>
@@ -319,12 +323,12 @@ export function StatsView<S extends Stats = Stats>({ base, summary, noun, extra 
                   </tr>
                 </thead>
                 <tbody>
-                  {points.map((p) => (
+                  {points.map((p, i) => (
                     <tr key={p.date}>
-                      <td>{p.date}</td>
-                      <td className="num">{p.clicks}</td>
-                      <td className="num">{p.uniqueClicks}</td>
-                      <td className="num">{p.botClicks}</td>
+                      <td>{chart?.labels[i] ?? p.date}</td>
+                      <td className="num">{formatNumber(p.clicks)}</td>
+                      <td className="num">{formatNumber(p.uniqueClicks)}</td>
+                      <td className="num">{formatNumber(p.botClicks)}</td>
                     </tr>
                   ))}
                 </tbody>
@@ -338,12 +342,12 @@ export function StatsView<S extends Stats = Stats>({ base, summary, noun, extra 
 
       {tops && (
         <div className="grid three">
-          <TopTable title="Countries" map={tops.topCountries} label={countryName} />
-          <TopTable title="Referrers" map={tops.topReferrers} />
-          <TopTable title="Browsers" map={tops.topBrowsers} />
-          <TopTable title="Operating systems" map={tops.topOs} />
-          {stats && <TopTable title="Devices" map={stats.topDevices} label={deviceName} />}
-          {stats && <TopTable title="Languages" map={stats.topLanguages} label={languageName} />}
+          <TopTable title="Countries" map={tops.topCountries} label={countryName} total={listed} />
+          <TopTable title="Referrers" map={tops.topReferrers} total={listed} />
+          <TopTable title="Browsers" map={tops.topBrowsers} total={listed} />
+          <TopTable title="Operating systems" map={tops.topOs} total={listed} />
+          {stats && <TopTable title="Devices" map={stats.topDevices} label={deviceName} total={listed} />}
+          {stats && <TopTable title="Languages" map={stats.topLanguages} label={languageName} total={listed} />}
         </div>
       )}
     </>

@@ -11,11 +11,16 @@ export function languageName(code: string): string {
 }
 export const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1)
 
-/** A top list of the statistics (countries, referrers…): label, count and a bar, most first. */
-export function TopTable({ title, map, label = (s: string) => s }: { title: string; map: TopMap | undefined; label?: (s: string) => string }) {
+/**
+ * A top list of the statistics (countries, referrers…): label, count and a bar, most first. The API
+ * sends the ten largest; with `total` (the range's human clicks, which every list's labels add up
+ * to) the clicks past them are one last row, "All others", so the list accounts for every click.
+ */
+export function TopTable({ title, map, label = (s: string) => s, total }: { title: string; map: TopMap | undefined; label?: (s: string) => string; total?: number }) {
   const rows = map && typeof map === 'object' ? Object.entries(map).map(([k, v]) => [k, Number(v)] as const) : []
   rows.sort((a, b) => b[1] - a[1])
   const max = rows[0]?.[1] ?? 0
+  const others = total === undefined ? 0 : total - rows.reduce((n, [, v]) => n + v, 0)
   return (
     <section className="card">
       <h2>{title}</h2>
@@ -41,6 +46,17 @@ export function TopTable({ title, map, label = (s: string) => s }: { title: stri
                 <td>{formatNumber(v)}</td>
               </tr>
             ))}
+            {others > 0 && (
+              <tr className="others">
+                <td>
+                  All others
+                  <div className="bar" aria-hidden="true">
+                    <span style={{ width: `${max ? Math.min(100, Math.max(4, (others / max) * 100)) : 0}%` }} />
+                  </div>
+                </td>
+                <td>{formatNumber(others)}</td>
+              </tr>
+            )}
           </tbody>
         </table>
       )}

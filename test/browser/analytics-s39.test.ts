@@ -1,0 +1,69 @@
+import { beforeAll, describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
+import { addLink, hasChromium } from '../helpers/fixtures.js'
+import type { TestUser } from '../helpers/app.js'
+import { visit } from '../helpers/visits.js'
+import { browserSuite } from './session.js'
+
+/**
+ * Analytics of session 39, on clicks recorded through the redirect: a top list accounts for every
+ * human click (the ten largest labels, then "All others"), and the numbers table names its days as
+ * the chart does.
+ */
+describe.skipIf(!hasChromium)('dashboard in Chromium: analytics, session 39', () => {
+  const s = browserSuite({ dashboard: true, timeout: 8000 })
+  let user: TestUser
+  let linkId: number
+  const chrome = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36'
+  // twelve languages: the API lists ten of them
+  const languages = ['de', 'fr', 'es', 'it', 'nl', 'pt', 'sv', 'da', 'fi', 'pl', 'cs', 'ja']
+
+  beforeAll(async () => {
+    user = await s.t.makeUser({ plan: 'pro', username: 'polyglot' })
+    linkId = await addLink(user, { url: 'https://acme.example/world', custom: 's39-world' })
+    // German twice, so the list's order is certain at its top
+    for (const lang of ['de', ...languages]) {
+      await visit(s.t, '/s39-world', { remoteAddress: '8.8.8.8', headers: { 'user-agent': chrome, 'accept-language': lang } })
+    }
+    // a crawler counts among bot clicks, never in a top list or its "All others"
+    await visit(s.t, '/s39-world', { remoteAddress: '8.8.8.8', headers: { 'user-agent': 'Googlebot/2.1 (+http://www.google.com/bot.html)', 'accept-language': 'ko' } })
+    await s.t.app.clicks.flush()
+  })
+
+  /** the rows of the top list under heading `title`: [label, count] */
+  async function topRows(page: Page, title: string): Promise<string[][]> {
+    const card = page.locator('section.card', { has: page.getByRole('heading', { name: title, exact: true }) })
+    await card.locator('tbody tr').first().waitFor()
+    return Promise.all((await card.locator('tbody tr').all()).map(async (tr) => (await tr.locator('td').allInnerTexts()).map((t) => t.trim())))
+  }
+
+  it('a top list ends with "All others", the human clicks past its ten labels; a list of fewer has none', async () => {
+    const api = (await user.api.get(`/api/url/${linkId}/stats`)).json().data
+    expect(api.totals).toMatchObject({ clicks: 13, botClicks: 1 })
+    expect(Object.keys(api.topLanguages)).toHaveLength(10)
+
+    const page = await s.signIn(user, { viewport: { width: 1280, height: 900 } })
+    await page.goto(`${s.origin}/dashboard/links/${linkId}`)
+    const langs = await topRows(page, 'Languages')
+    expect(langs).toHaveLength(11)
+    expect(langs[0]).toEqual(['German', '2'])
+    expect(langs.at(-1)).toEqual(['All others', '2'])
+    const listed = langs.reduce((n, [, count]) => n + Number(count), 0)
+    expect(listed).toBe(13)
+    // one country, one browser: nothing past them
+    const countries = await topRows(page, 'Countries')
+    expect(countries).toHaveLength(1)
+    expect(countries.flat()).not.toContain('All others')
+    expect(await topRows(page, 'Browsers')).toEqual([['Chrome', '13']])
+  })
+
+  it('the numbers table names each UTC day as the chart does, under "Day (UTC)"', async () => {
+    const page = await s.signIn(user, { viewport: { width: 1280, height: 900 } })
+    await page.goto(`${s.origin}/dashboard/links/${linkId}?from=2026-01-01&to=2026-01-03&interval=day`)
+    await page.getByText('Show the numbers as a table').click()
+    const table = page.locator('details table')
+    expect(await table.getByRole('columnheader').first().textContent()).toBe('Day (UTC)')
+    const days = await table.locator('tbody tr td:first-child').allTextContents()
+    expect(days).toEqual(['Thu, Jan 1, 2026', 'Fri, Jan 2, 2026', 'Sat, Jan 3, 2026'])
+  })
+})
