@@ -8,7 +8,7 @@ import { browserSuite } from './session.js'
 /**
  * Analytics of session 39, on clicks recorded through the redirect: a top list accounts for every
  * human click (the ten largest labels, then "All others"), and the numbers table names its days as
- * the chart does.
+ * the chart does, and its line never swings past the figures it joins.
  */
 describe.skipIf(!hasChromium)('dashboard in Chromium: analytics, session 39', () => {
   const s = browserSuite({ dashboard: true, timeout: 8000 })
@@ -65,5 +65,52 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: analytics, session 39', ()
     expect(await table.getByRole('columnheader').first().textContent()).toBe('Day (UTC)')
     const days = await table.locator('tbody tr td:first-child').allTextContents()
     expect(days).toEqual(['Thu, Jan 1, 2026', 'Fri, Jan 2, 2026', 'Sat, Jan 3, 2026'])
+  })
+
+  it('the line between two days never swings above the higher or below the lower of their figures', async () => {
+    const page = await s.signIn(user, { viewport: { width: 1280, height: 900 } })
+    // the canvas has no DOM: record the curves the chart draws, each from the point before it
+    await page.addInitScript(() => {
+      const w = window as unknown as { curves: number[][] }
+      w.curves = []
+      const proto = CanvasRenderingContext2D.prototype
+      const { moveTo, lineTo, bezierCurveTo } = proto
+      let y0 = NaN
+      proto.moveTo = function (x, y) {
+        y0 = y
+        return moveTo.call(this, x, y)
+      }
+      proto.lineTo = function (x, y) {
+        y0 = y
+        return lineTo.call(this, x, y)
+      }
+      proto.bezierCurveTo = function (c1x, c1y, c2x, c2y, x, y) {
+        if (this.canvas.getAttribute('role') === 'img') w.curves.push([y0, c1y, c2y, y])
+        y0 = y
+        return bezierCurveTo.call(this, c1x, c1y, c2x, c2y, x, y)
+      }
+    })
+    // a rise, a plateau and a fall, under a higher last day (a curve is capped at the plot's top):
+    // a spline with tension overshoots the plateau at both its ends
+    const figures = [0, 3, 6, 9, 9, 2, 14]
+    await page.route(
+      (u) => u.pathname === `/api/url/${linkId}/stats`,
+      (route) => {
+        const series = figures.map((clicks, i) => ({ date: `2026-01-0${i + 1}`, clicks, uniqueClicks: clicks, botClicks: 0 }))
+        const none = { topCountries: 0, topReferrers: 0, topBrowsers: 0, topOs: 0, topDevices: 0, topLanguages: 0 }
+        return route.fulfill({ json: { error: 0, data: { from: '2026-01-01', to: '2026-01-07', interval: 'day', series, totals: { clicks: 43, uniqueClicks: 43, botClicks: 0 }, ...none } } })
+      },
+    )
+    await page.goto(`${s.origin}/dashboard/links/${linkId}?from=2026-01-01&to=2026-01-07&interval=day`)
+    await page.getByRole('img', { name: /Clicks over time, .*43 clicks/ }).waitFor()
+    const curves = await page.evaluate(() => (window as unknown as { curves: number[][] }).curves)
+    expect(curves.length).toBeGreaterThanOrEqual(6)
+    for (const [from, c1, c2, to] of curves) {
+      const [low, high] = [Math.min(from, to), Math.max(from, to)]
+      for (const c of [c1, c2]) {
+        expect(c).toBeGreaterThanOrEqual(low - 0.5)
+        expect(c).toBeLessThanOrEqual(high + 0.5)
+      }
+    }
   })
 })

@@ -61,7 +61,8 @@ export function LineChart({ labels, series, name, small, ticks }: { labels: stri
               borderColor: color,
               backgroundColor: s.fill ? color + '22' : color,
               fill: s.fill ?? false,
-              tension: 0.25,
+              // a smooth line that never swings below zero or above a peak between two points
+              cubicInterpolationMode: 'monotone' as const,
               pointRadius: labels.length > 60 ? 0 : 2,
               borderWidth: 2,
             }
