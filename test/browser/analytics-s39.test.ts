@@ -6,7 +6,7 @@ import { visit } from '../helpers/visits.js'
 import { browserSuite } from './session.js'
 
 /**
- * Analytics of session 39, on clicks recorded through the redirect: a top list accounts for every
+ * Analytics of session 39: a top list (on clicks recorded through the redirect) accounts for every
  * human click (the ten largest labels, then "All others"), and the numbers table names its days as
  * the chart does, and its line never swings past the figures it joins.
  */
