@@ -6,11 +6,12 @@ import { visit } from '../helpers/visits.js'
 import { browserSuite } from './session.js'
 
 /**
- * Analytics of session 39: a top list (on clicks recorded through the redirect) accounts for every
+ * The dashboard of session 39. Analytics: a top list (on clicks recorded through the redirect) accounts for every
  * human click (the ten largest labels, then "All others"), and the numbers table names its days as
- * the chart does, and its line never swings past the figures it joins.
+ * the chart does, and its line never swings past the figures it joins. A toolbar's button is as
+ * tall as the boxes beside it.
  */
-describe.skipIf(!hasChromium)('dashboard in Chromium: analytics, session 39', () => {
+describe.skipIf(!hasChromium)('dashboard in Chromium: session 39', () => {
   const s = browserSuite({ dashboard: true, timeout: 8000 })
   let user: TestUser
   let linkId: number
@@ -111,6 +112,16 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: analytics, session 39', ()
         expect(c).toBeGreaterThanOrEqual(low - 0.5)
         expect(c).toBeLessThanOrEqual(high + 0.5)
       }
+    }
+  })
+
+  it('a toolbar\'s Search button is as tall as the search box and the select beside it', async () => {
+    for (const width of [1280, 360]) {
+      const page = await s.signIn(user, { viewport: { width, height: 900 } })
+      const box = await page.getByRole('searchbox', { name: 'Search links' }).boundingBox()
+      const button = await page.getByRole('button', { name: 'Search', exact: true }).boundingBox()
+      expect(box && button).toBeTruthy()
+      expect(Math.abs(button!.height - box!.height)).toBeLessThan(0.5)
     }
   })
 })
