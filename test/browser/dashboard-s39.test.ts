@@ -4,12 +4,13 @@ import { addLink, hasChromium } from '../helpers/fixtures.js'
 import type { TestUser } from '../helpers/app.js'
 import { visit } from '../helpers/visits.js'
 import { browserSuite } from './session.js'
+import { expectMarked } from './refusal-checks.js'
 
 /**
  * The dashboard of session 39. Analytics: a top list (on clicks recorded through the redirect) accounts for every
  * human click (the ten largest labels, then "All others"), and the numbers table names its days as
  * the chart does, and its line never swings past the figures it joins. A toolbar's button is as
- * tall as the boxes beside it.
+ * tall as the boxes beside it. A plan's refusal marks the field using the feature.
  */
 describe.skipIf(!hasChromium)('dashboard in Chromium: session 39', () => {
   const s = browserSuite({ dashboard: true, timeout: 8000 })
@@ -123,5 +124,22 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: session 39', () => {
       expect(box && button).toBeTruthy()
       expect(Math.abs(button!.height - box!.height)).toBeLessThan(0.5)
     }
+  })
+
+  it('a plan\'s refusal marks the field that uses the feature and says what the plan lacks in words', async () => {
+    const limited = await s.t.makeUser({ off: ['custom'], username: 'no.custom' })
+    const page = await s.signIn(limited, { viewport: { width: 1280, height: 900 } })
+    await page.getByRole('button', { name: 'New link' }).click()
+    const dialog = page.getByRole('dialog', { name: 'New link' })
+    await dialog.getByLabel('Destination URL').fill('https://example.com/mine')
+    const alias = dialog.getByLabel('Alias', { exact: true })
+    await alias.fill('my-own-name')
+    await dialog.getByRole('button', { name: 'Create link' }).click()
+    await expectMarked(page, dialog, alias, /^Alias: your plan does not include custom aliases; leave the alias empty for a random one\.$/)
+    // as it says: without the alias the link is made
+    await alias.fill('')
+    await dialog.getByRole('button', { name: 'Create link' }).click()
+    await dialog.waitFor({ state: 'hidden' })
+    expect((await limited.api.get('/api/urls')).json().data.urls.map((u: { longurl: string }) => u.longurl)).toEqual(['https://example.com/mine'])
   })
 })

@@ -62,8 +62,33 @@ export interface Refused {
 }
 
 
+/**
+ * The plan features a link uses (the API's featuresUsed), with the field that uses each and what
+ * it is in words: the API's refusal names the feature by its plan key ("custom"), which says
+ * little to someone filling in the form.
+ */
+const FEATURES: Record<string, { field: string; what: string }> = {
+  custom: { field: 'custom', what: 'custom aliases; leave the alias empty for a random one' },
+  alias: { field: 'custom', what: 'custom aliases on a branded domain' },
+  domain: { field: 'domain', what: 'branded domains' },
+  splash: { field: 'type', what: 'splash pages' },
+  overlay: { field: 'type', what: 'CTA overlays' },
+  geo: { field: 'geotarget', what: 'targeting by country' },
+  device: { field: 'devicetarget', what: 'targeting by device' },
+  pixels: { field: 'pixels', what: 'pixels' },
+  bundle: { field: 'campaign', what: 'campaigns' },
+  parameters: { field: 'parameters', what: 'parameters' },
+}
+const PLAN_REFUSAL = /^Your plan does not include the "([a-z]+)" feature\.$/
+
 /** The field the API's message names first, or undefined when it names none of this form's. */
 export function readRefusal(message: string, sent: Sent): Refused | undefined {
+  const key = PLAN_REFUSAL.exec(message)?.[1]
+  if (key !== undefined && Object.hasOwn(FEATURES, key)) {
+    const feature = FEATURES[key]
+    const label = feature.field in LISTS ? LISTS[feature.field as ListName].legend : LABELS[feature.field as keyof typeof LABELS]
+    return { field: feature.field, message: `${label}: your plan does not include ${feature.what}.` }
+  }
   const m = NAMED.exec(message)
   if (!m) return undefined
   const [path, top] = m
