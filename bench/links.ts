@@ -30,8 +30,8 @@ async function createRate(s: Server, amount: number): Promise<{ rate: number; fa
 /**
  * The create rate of each backend, its rounds run with its server the only one up: a deployment
  * runs one backend, and the other server's work (PGlite's vacuum pass, two minutes after its start,
- * over the millions of clicks the rows before stored) would share the server core. Stops every
- * server; the caller starts what it needs next.
+ * over the millions of clicks the rows before stored) would share the server core. The last
+ * backend measured (Postgres when there is one) is left the only server up.
  */
 export async function createRows(list: Backend[]): Promise<Row[]> {
   const labels = ['PGlite', 'Postgres'] as const

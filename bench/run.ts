@@ -82,7 +82,6 @@ async function main() {
     // its vacuum job (two minutes after start, over the millions of clicks the rows above stored)
     // falls in the middle of them
     for (const b of list) if (b !== pgBackend) await stopKurz(b)
-    if (pgBackend && !pgBackend.server) await startKurz(pgBackend)
     rows.push(...(await statsRows(pgBackend)))
   } catch (err) {
     print(rows)

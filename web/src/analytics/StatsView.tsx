@@ -188,7 +188,7 @@ export function StatsView<S extends Stats = Stats>({ base, summary, noun, extra 
   const apiTotals = stats?.totals
   // what the top lists add up to: the loaded range's clicks without bots' (the API's UTC days, the
   // 24-hour preset's two included); the all-time fallback's lists have no such total
-  const listed = stats ? stats.totals.clicks : undefined
+  const listed = apiTotals?.clicks
   const differs = last24 && totals && apiTotals && (apiTotals.clicks !== totals.clicks || apiTotals.uniqueClicks !== totals.uniqueClicks || apiTotals.botClicks !== totals.botClicks)
 
   return (

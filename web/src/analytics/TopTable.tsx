@@ -36,27 +36,9 @@ export function TopTable({ title, map, label = (s: string) => s, total }: { titl
           </thead>
           <tbody>
             {rows.map(([k, v]) => (
-              <tr key={k}>
-                <td>
-                  {label(k)}
-                  <div className="bar" aria-hidden="true">
-                    <span style={{ width: `${max ? Math.max(4, (v / max) * 100) : 0}%` }} />
-                  </div>
-                </td>
-                <td>{formatNumber(v)}</td>
-              </tr>
+              <TopRow key={k} name={label(k)} count={v} max={max} />
             ))}
-            {others > 0 && (
-              <tr className="others">
-                <td>
-                  All others
-                  <div className="bar" aria-hidden="true">
-                    <span style={{ width: `${max ? Math.min(100, Math.max(4, (others / max) * 100)) : 0}%` }} />
-                  </div>
-                </td>
-                <td>{formatNumber(others)}</td>
-              </tr>
-            )}
+            {others > 0 && <TopRow name="All others" count={others} max={max} others />}
           </tbody>
         </table>
       )}
@@ -69,3 +51,18 @@ export function TopTable({ title, map, label = (s: string) => s, total }: { titl
  * like, and gives a desktop browser no type: the API's "Unknown" is mostly desktops, and said so.
  */
 export const deviceName = (type: string) => (type === 'Unknown' ? 'Desktop or unknown' : capitalise(type))
+
+/** One row of a top list: its name over a bar as long as its share of the largest count. */
+function TopRow({ name, count, max, others }: { name: string; count: number; max: number; others?: boolean }) {
+  return (
+    <tr className={others ? 'others' : undefined}>
+      <td>
+        {name}
+        <div className="bar" aria-hidden="true">
+          <span style={{ width: `${max ? Math.min(100, Math.max(4, (count / max) * 100)) : 0}%` }} />
+        </div>
+      </td>
+      <td>{formatNumber(count)}</td>
+    </tr>
+  )
+}
