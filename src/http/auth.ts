@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { and, count, eq, type SQL } from 'drizzle-orm'
 import type { PgTable } from 'drizzle-orm/pg-core'
 import type { Db, Tx } from '../db/client.js'
-import type { CountedFeature, Feature } from '../db/schema/index.js'
+import { FEATURES, type CountedFeature, type Feature } from '../db/schema/index.js'
 import { findByApiKey } from '../accounts/api-keys.js'
 import { effectivePlan } from '../accounts/effective-plan.js'
 import type { Plan, User } from '../accounts/types.js'
@@ -90,6 +90,11 @@ export async function authenticate(req: FastifyRequest, reply: FastifyReply) {
 
 export async function requireAdmin(req: FastifyRequest) {
   if (!req.user?.admin) throw forbidden('This endpoint needs an account with admin privileges.')
+}
+
+/** The features `user` may use: the plan's switched-on ones, every one for an admin (never limited). */
+export function allowedFeatures(user: User, plan: Plan): Feature[] {
+  return FEATURES.filter((f) => user.admin || plan.features[f]?.enabled === '1')
 }
 
 /** 403 naming the feature when the caller's plan has it switched off; admins are never limited. */

@@ -45,6 +45,21 @@ describe('dashboard session access to the JSON API', () => {
     expect((await u.api.get('/api/session')).statusCode).toBe(401)
   })
 
+  it('GET /api/session lists the features the plan lets the user use; an admin has them all', async () => {
+    const lean = await t.makeUser({ off: ['custom', 'geo', 'export'] })
+    const features = (await session(lean)).body.user.plan.features as string[]
+    expect(features).toEqual(['team', 'splash', 'overlay', 'pixels', 'domain', 'multiple', 'alias', 'device', 'bundle', 'parameters', 'api'])
+    // the admin's own plan has features switched off (the seeded Free plan); an admin is never limited
+    const boss = await t.makeUser({ admin: true, plan: 'free', password: 'boss-password' })
+    const login = await t.app.inject({ method: 'POST', url: '/login', payload: { email: boss.user.email, password: 'boss-password' } })
+    expect(login.statusCode).toBe(302)
+    const mine = await t.app.inject({ method: 'GET', url: '/api/session', headers: { cookie: cookieOf(login) } })
+    expect(mine.json().user.plan.features).toHaveLength(14)
+    // the plan changes: the next session read says so
+    await admin.api.put(`/api/plan/${lean.user.planId}/update`, { limits: { geo: { enabled: '1' } } })
+    expect((await session(lean)).body.user.plan.features).toContain('geo')
+  })
+
   it('a session cookie with its X-CSRF-Token is authenticated as that user', async () => {
     const u = await t.makeUser()
     const s = await session(u)

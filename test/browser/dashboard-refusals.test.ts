@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { Locator } from 'playwright-core'
-import { hasChromium } from '../helpers/fixtures.js'
+import { hasChromium, makePixel } from '../helpers/fixtures.js'
 import type { TestUser } from '../helpers/app.js'
 import { browserSuite } from './session.js'
 import { expectMarked, focusedAlert as focused } from './refusal-checks.js'
@@ -65,8 +65,11 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: a refused form marks the f
   })
 
   it('New pixel: a bad tag marks Tag; a refusal naming no field (the plan) then marks nothing and is shown as the API says it', async () => {
-    const noPixels = await s.t.makeUser({ off: ['pixels'] })
-    const page = await s.signIn(noPixels)
+    // a plan of one pixel, already used: the page offers New pixel (session 40 hides it only for a
+    // plan without pixels), and the API's count refusal names no field
+    const onePixel = await s.t.makeUser({ features: { pixels: { enabled: '1', count: '1' } } })
+    await makePixel(s.t, onePixel.user.id, 'The one')
+    const page = await s.signIn(onePixel)
     await page.goto(`${s.origin}/dashboard/pixels`)
     await page.getByRole('button', { name: 'New pixel' }).first().click()
     const dialog = page.getByRole('dialog', { name: 'New pixel' })
@@ -79,7 +82,7 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: a refused form marks the f
     await tag.fill('GTM-AB12CD3')
     await dialog.getByRole('button', { name: 'Create pixel' }).click()
     const alert = dialog.getByRole('alert')
-    await expect.poll(() => alert.textContent()).toBe('Your plan does not include the "pixels" feature.')
+    await expect.poll(() => alert.textContent()).toBe('Your plan allows 1 of the "pixels" feature; delete one or upgrade.')
     await expect.poll(() => focused(page)).toMatchObject({ role: 'alert' })
     expect(await marked(dialog)).toBe(0)
     expect(await tag.getAttribute('aria-invalid')).toBeNull()

@@ -5,7 +5,7 @@ import { announce } from '../ui/announce'
 import { useConfirm } from '../ui/confirm'
 import { formatDate, localInputToApi } from '../ui/format'
 import { useAction, useLoad } from '../ui/hooks'
-import { AdminsOnly, Badge, CopyButton, EmptyState, ErrorNote, Field, Loading, Modal, PageHead, Pager } from '../ui/parts'
+import { AdminsOnly, Badge, CopyButton, EmptyState, ErrorNote, Field, Loading, Modal, NamedOptions, PageHead, Pager } from '../ui/parts'
 import { oneOf, pageParam, textParam, useQueryState } from '../ui/query'
 import { useSession } from '../session'
 import { useRefusal } from '../ui/refusal'
@@ -179,9 +179,7 @@ function UserForm({ plans, onDone }: { plans: Plan[]; onDone: () => void }) {
           {(id) => (
             <select id={id} {...refused.field('planid')} value={v.planid} onChange={(e) => set({ planid: e.target.value })}>
               <option value="">Default plan</option>
-              {plans.map((p) => (
-                <option key={p.id} value={p.id}>{p.name}</option>
-              ))}
+              <NamedOptions items={plans} />
             </select>
           )}
         </Field>
@@ -213,9 +211,7 @@ function PlanForm({ user, plans, onDone }: { user: User; plans: Plan[]; onDone: 
       <Field label="New plan">
         {(id) => (
           <select id={id} value={planid} onChange={(e) => setPlanid(e.target.value)}>
-            {plans.map((p) => (
-              <option key={p.id} value={p.id}>{p.name}</option>
-            ))}
+            <NamedOptions items={plans} />
           </select>
         )}
       </Field>

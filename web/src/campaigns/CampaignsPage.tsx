@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react'
 import { Link } from 'react-router'
 import { api } from '../api/client'
 import type { Campaign, ListOf } from '../api/types'
+import { PlanNote, usePlan } from '../plan'
 import { announce } from '../ui/announce'
 import { useConfirm } from '../ui/confirm'
 import { useAction, useLoad } from '../ui/hooks'
@@ -23,6 +24,8 @@ export function CampaignsPage() {
   const assign = useAction()
   const confirm = useConfirm()
   const rows = list.data?.data.campaigns
+  // creating a campaign and assigning links to one need `bundle`; editing and deleting one do not
+  const canBundle = !usePlan().locked('bundle')
 
   async function onDelete(c: Campaign) {
     if (!(await confirm({ title: 'Delete this campaign?', message: <p>The links of <strong>{c.name}</strong> stay; they are no longer grouped.</p>, confirm: 'Delete campaign' }))) return
@@ -35,13 +38,14 @@ export function CampaignsPage() {
   return (
     <>
       <PageHead title="Campaigns">
-        <button type="button" onClick={() => setEditing('new')}>New campaign</button>
+        {canBundle && <button type="button" onClick={() => setEditing('new')}>New campaign</button>}
       </PageHead>
+      <PlanNote feature="bundle" />
       <ErrorNote message={list.error ?? remove.error} onRetry={list.error ? list.reload : undefined} />
       {list.loading && !rows && <Loading />}
       {rows && <MoreThanShown shown={rows.length} total={list.data!.data.result} noun="campaigns" />}
       {rows?.length === 0 && (
-        <EmptyState title="No campaigns yet" action={<button type="button" onClick={() => setEditing('new')}>Create a campaign</button>}>
+        <EmptyState title="No campaigns yet" action={canBundle && <button type="button" onClick={() => setEditing('new')}>Create a campaign</button>}>
           Group links into a campaign, share its public list or a rotator that sends each visitor to the next link.
         </EmptyState>
       )}
@@ -61,7 +65,9 @@ export function CampaignsPage() {
               <ListPage campaign={c} />
               <div className="cell-actions">
                 <Link className="button secondary small" to={`/links?campaign=${c.id}`} aria-label={`View links of ${c.name}`}>View links</Link>
-                <button type="button" className="small" onClick={() => (assign.setError(undefined), setAssigning(c))} aria-label={`Assign links to ${c.name}`}>Assign links</button>
+                {canBundle && (
+                  <button type="button" className="small" onClick={() => (assign.setError(undefined), setAssigning(c))} aria-label={`Assign links to ${c.name}`}>Assign links</button>
+                )}
                 <button type="button" className="secondary small" onClick={() => setEditing(c)} aria-label={`Edit ${c.name}`}>Edit</button>
                 <button type="button" className="secondary small" onClick={() => onDelete(c)} aria-label={`Delete ${c.name}`}>Delete</button>
               </div>

@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react'
 import { api } from '../api/client'
 import type { Domain, ListOf } from '../api/types'
+import { PlanNote, usePlan } from '../plan'
 import { announce } from '../ui/announce'
 import { useConfirm } from '../ui/confirm'
 import { useAction, useLoad } from '../ui/hooks'
@@ -20,6 +21,12 @@ export function DomainsPage() {
   const remove = useAction()
   const confirm = useConfirm()
   const rows = list.data?.data.domains
+  // POST /api/domain/add needs `domain`, and `multiple` once the user has a domain (any: the total, not the rows shown)
+  const { locked } = usePlan()
+  const total = list.data?.data.result
+  const lockedBy = locked('domain') ? 'domain' : locked('multiple') && total ? 'multiple' : undefined
+  // without `multiple`, Add waits until the list says there is no domain yet
+  const canAdd = !lockedBy && (total !== undefined || !locked('multiple'))
 
   async function onDelete(d: Domain) {
     if (!(await confirm({ title: 'Delete this domain?', message: <p>Links on <strong>{d.domain}</strong> stop working. This cannot be undone.</p>, confirm: 'Delete domain' }))) return
@@ -32,16 +39,19 @@ export function DomainsPage() {
   return (
     <>
       <PageHead title="Domains">
-        <button type="button" onClick={() => setEditing('new')}>
-          Add domain
-        </button>
+        {canAdd && (
+          <button type="button" onClick={() => setEditing('new')}>
+            Add domain
+          </button>
+        )}
       </PageHead>
+      {lockedBy && <PlanNote feature={lockedBy} />}
       <p className="sub">Point the domain's DNS at this server first; then short links can live on it.</p>
       <ErrorNote message={list.error ?? remove.error} onRetry={list.error ? list.reload : undefined} />
       {list.loading && !rows && <Loading />}
       {rows && <MoreThanShown shown={rows.length} total={list.data!.data.result} noun="domains" />}
       {rows?.length === 0 && (
-        <EmptyState title="No branded domains yet" action={<button type="button" onClick={() => setEditing('new')}>Add a domain</button>}>
+        <EmptyState title="No branded domains yet" action={canAdd && <button type="button" onClick={() => setEditing('new')}>Add a domain</button>}>
           Use your own domain for short links, such as go.example.com.
         </EmptyState>
       )}

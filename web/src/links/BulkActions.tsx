@@ -5,8 +5,9 @@ import type { V1Link } from '../api/types'
 import { announce } from '../ui/announce'
 import { useConfirm } from '../ui/confirm'
 import { focusPageTitle, moveFocus } from '../ui/focus'
-import { counted, EmptyState, Field, Loading, Modal } from '../ui/parts'
+import { counted, EmptyState, Field, Loading, Modal, NamedOptions } from '../ui/parts'
 import type { LinkOptions } from './options'
+import { usePlan } from '../plan'
 
 /** The links ticked on the page of results shown, and whether a bulk action is running on them. */
 export interface Selection {
@@ -79,12 +80,13 @@ const stops = (err: unknown) => err instanceof ApiError && (err.status === 401 |
 
 /**
  * "Select all on this page", and, with something selected, the bar of what can be done to it:
- * delete, add to a campaign or a channel. Each link is its own request, one after the other (the
+ * delete, add to a campaign (when the plan has campaigns) or a channel. Each link is its own request, one after the other (the
  * session's budget is 600 a minute, and a page holds 20), through the same API as everything else;
  * a refused link is listed with the API's message and stays selected, the others go through.
  */
 export function BulkActions({ selection: sel, links, options, onDone }: { selection: Selection; links: V1Link[]; options?: LinkOptions; onDone: () => void }) {
   const confirm = useConfirm()
+  const { locked } = usePlan()
   const [asking, setAsking] = useState<'campaign' | 'channel'>()
   const [progress, setProgress] = useState('')
   const [report, setReport] = useState<Report>()
@@ -220,9 +222,12 @@ export function BulkActions({ selection: sel, links, options, onDone }: { select
                 <button type="button" className="danger small" aria-disabled={off} onClick={onDelete}>
                   Delete selected
                 </button>
-                <button type="button" className="secondary small" aria-disabled={off} onClick={() => !sel.busy && setAsking('campaign')}>
-                  Add to campaign…
-                </button>
+                {/* a plan without campaigns cannot assign links to one */}
+                {!locked('bundle') && (
+                  <button type="button" className="secondary small" aria-disabled={off} onClick={() => !sel.busy && setAsking('campaign')}>
+                    Add to campaign…
+                  </button>
+                )}
                 <button type="button" className="secondary small" aria-disabled={off} onClick={() => !sel.busy && setAsking('channel')}>
                   Add to channel…
                 </button>
@@ -282,11 +287,7 @@ function PickTarget({ kind, choices, onPick, onCancel }: { kind: 'campaign' | 'c
         {(id, hint) => (
           <select id={id} aria-describedby={hint} value={value} onChange={(e) => setValue(e.target.value)} required>
             <option value="">Choose a {kind}</option>
-            {choices.map((c) => (
-              <option key={c.id} value={c.id}>
-                {c.name}
-              </option>
-            ))}
+            <NamedOptions items={choices} />
           </select>
         )}
       </Field>

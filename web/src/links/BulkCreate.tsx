@@ -1,4 +1,5 @@
 import { useState, type FormEvent } from 'react'
+import { usePlan } from '../plan'
 import { api } from '../api/client'
 import { announce } from '../ui/announce'
 import { withLabels } from '../ui/field-labels'
@@ -35,6 +36,9 @@ export function BulkCreate({ onDone }: { onDone: () => void }) {
   const [busy, setBusy] = useState(false)
   const [results, setResults] = useState<Result[]>([])
   const [outcome, setOutcome] = useState<{ message: string; failed: boolean }>()
+  // a plan without custom aliases makes every link with a random one: an alias on a line is refused
+  const aliasLock = usePlan().locked('custom')
+  const lines = aliasLock ? `One destination URL per line. ${aliasLock} Each link gets a random alias.` : 'One destination URL per line, optionally followed by a space and an alias.'
 
   async function submit(e: FormEvent) {
     e.preventDefault()
@@ -70,7 +74,7 @@ export function BulkCreate({ onDone }: { onDone: () => void }) {
 
   return (
     <form onSubmit={submit}>
-      <Field label="Links to create" hint={`One destination URL per line, optionally followed by a space and an alias. At most ${MAX_LINES} lines a run; after it, only the lines that failed stay here.`}>
+      <Field label="Links to create" hint={`${lines} At most ${MAX_LINES} lines a run; after it, only the lines that failed stay here.`}>
         {(id, hint) => (
           <textarea
             id={id}

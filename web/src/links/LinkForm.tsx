@@ -8,17 +8,23 @@ import { TargetRows, type Refusal, type Row } from './TargetRows'
 import { LABELS, LISTS, readRefusal, type ListName, type Sent } from './refusal'
 import { SocialCard } from './SocialCard'
 import { TargetingSection, type ListProps } from './TargetingSection'
+import { GroupingSection } from './GroupingSection'
+import { usePlan } from '../plan'
 
 const toRows = (m: Record<string, string> | undefined): Row[] => Object.entries(m ?? {}).map(([key, link]) => ({ key, link }))
 const filled = (r: Row) => !!(r.key.trim() && r.link.trim())
 const fromRows = (rows: Row[], keyName: string) => rows.filter(filled).map((r) => ({ [keyName]: r.key.trim(), link: r.link.trim() }))
+/** The plan feature each list of rows needs (a language's destination needs none). */
+const LIST_FEATURES = { geotarget: 'geo', devicetarget: 'device', parameters: 'parameters', languagetarget: undefined } as const
+
 /** The form row of each entry sent (blank rows are left out), to find the row an API message numbers. */
 const sentRows = (rows: Row[], keep: (r: Row) => boolean) => rows.flatMap((r, i) => (keep(r) ? [i] : []))
 
 /**
- * Create and edit form with every field of /api/url/add. It only gathers values: the API decides
- * what is allowed (plan switches, taken aliases, bad URLs) and its message is shown, with the
- * field it names marked (and its section opened) and called by its label here.
+ * Create and edit form with every field of /api/url/add. It locks what the session says the plan
+ * lacks (unless the link already uses it, so it can be dropped), and otherwise only gathers values:
+ * the API decides what is allowed (plan switches, taken aliases, bad URLs) and its message is
+ * shown, with the field it names marked (and its section opened) and called by its label here.
  */
 export function LinkForm(props: {
   mode: 'create' | 'edit'
@@ -68,6 +74,14 @@ export function LinkForm(props: {
   const [fallback, setFallback] = useState(d?.fallback ?? '')
 
   const edit = props.mode === 'edit'
+  const { locked } = usePlan()
+  const aliasLock = locked('custom')
+  // the alias stays editable (it is a named field of the contract, DECISIONS §10.1): its hint says what the plan lacks
+  const aliasHint = aliasLock ? (edit ? aliasLock : `${aliasLock} Leave it empty for a random one.`) : ((domain && locked('alias')) || 'Optional; a random one is chosen otherwise.')
+  const domainLock = locked('domain')
+  // a page type the plan lacks: its pages are listed but cannot be chosen (the link's own stays)
+  const pageLocks = { splash: o.splash.length ? locked('splash') : undefined, overlay: o.overlays.length ? locked('overlay') : undefined }
+  const typeHint = [pageLocks.splash, pageLocks.overlay].filter(Boolean).join(' ') || undefined
   const blank = (v: string) => (v.trim() === '' ? (edit ? null : undefined) : v.trim())
 
   // the refusal of the last submit: which field, read against what that submit sent
@@ -149,7 +163,16 @@ export function LinkForm(props: {
   }
 
   const textInput = (id: string, value: string, set: (v: string) => void, _label: string, bad?: Refusal) => <input id={id} {...bad} value={value} onChange={(e) => set(e.target.value)} />
-  const list = (name: ListName): ListProps => ({ legend: LISTS[name].legend, keyLabel: LISTS[name].key, linkLabel: LISTS[name].link, addLabel: LISTS[name].add, rowNoun: LISTS[name].row, refused: refusedRow(name), refusedAll: refused?.field === name && !refused.row ? errorId : undefined })
+  const list = (name: ListName): ListProps => ({
+    legend: LISTS[name].legend,
+    keyLabel: LISTS[name].key,
+    linkLabel: LISTS[name].link,
+    addLabel: LISTS[name].add,
+    rowNoun: LISTS[name].row,
+    refused: refusedRow(name),
+    refusedAll: refused?.field === name && !refused.row ? errorId : undefined,
+    locked: name === 'languagetarget' ? undefined : locked(LIST_FEATURES[name]),
+  })
 
   return (
     <form onSubmit={submit} noValidate ref={form}>
@@ -157,12 +180,12 @@ export function LinkForm(props: {
         {(id, hint) => <input id={id} {...refusal('url', hint)} type="url" required value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://example.com/page" />}
       </Field>
       <div className="row">
-        <Field label={LABELS.custom} hint="Optional; a random one is chosen otherwise.">
+        <Field label={LABELS.custom} hint={aliasHint}>
           {(id, hint) => <input id={id} {...refusal('custom', hint)} value={alias} onChange={(e) => setAlias(e.target.value)} autoComplete="off" />}
         </Field>
-        <Field label={LABELS.domain}>
-          {(id) => (
-            <select id={id} {...refusal('domain')} value={domain} onChange={(e) => setDomain(e.target.value)}>
+        <Field label={LABELS.domain} hint={domainLock}>
+          {(id, hint) => (
+            <select id={id} {...refusal('domain', hint)} value={domain} onChange={(e) => setDomain(e.target.value)} disabled={!!domainLock && domain === ''}>
               <option value="">Default domain</option>
               {o.domains.map((dm) => (
                 <option key={dm.id} value={dm.domain}>
@@ -183,16 +206,16 @@ export function LinkForm(props: {
       <details className="section">
         <summary>Redirect type, password and expiry</summary>
         <div>
-          <Field label={LABELS.type}>
-            {(id) => (
-              <select id={id} {...refusal('type')} value={type} onChange={(e) => setType(e.target.value)}>
+          <Field label={LABELS.type} hint={typeHint}>
+            {(id, hint) => (
+              <select id={id} {...refusal('type', hint)} value={type} onChange={(e) => setType(e.target.value)}>
                 <option value="direct">Direct redirect (default)</option>
                 <option value="frame">Frame (keeps the short URL in the address bar)</option>
                 <option value="splash">Splash page with a countdown</option>
                 {o.splash.length > 0 && (
                   <optgroup label="Your splash pages">
                     {o.splash.map((s) => (
-                      <option key={s.id} value={`splash-${s.id}`}>
+                      <option key={s.id} value={`splash-${s.id}`} disabled={!!pageLocks.splash && d?.type !== `splash-${s.id}`}>
                         Splash: {s.name}
                       </option>
                     ))}
@@ -201,7 +224,7 @@ export function LinkForm(props: {
                 {o.overlays.length > 0 && (
                   <optgroup label="Your CTA overlays">
                     {o.overlays.map((s) => (
-                      <option key={s.id} value={`overlay-${s.id}`}>
+                      <option key={s.id} value={`overlay-${s.id}`} disabled={!!pageLocks.overlay && d?.type !== `overlay-${s.id}`}>
                         Overlay: {s.name}
                       </option>
                     ))}
@@ -294,47 +317,18 @@ export function LinkForm(props: {
         </div>
       </details>
 
-      <details className="section">
-        <summary>Channel, campaign and pixels</summary>
-        <div>
-          <div className="row">
-            <Field label={LABELS.channel}>
-              {(id) => (
-                <select id={id} {...refusal('channel')} value={channel} onChange={(e) => setChannel(e.target.value)}>
-                  <option value="">None</option>
-                  {o.channels.map((c) => (
-                    <option key={c.id} value={c.id}>
-                      {c.name}
-                    </option>
-                  ))}
-                </select>
-              )}
-            </Field>
-            <Field label={LABELS.campaign}>
-              {(id) => (
-                <select id={id} {...refusal('campaign')} value={campaign} onChange={(e) => setCampaign(e.target.value)}>
-                  <option value="">None</option>
-                  {o.campaigns.map((c) => (
-                    <option key={c.id} value={c.id}>
-                      {c.name}
-                    </option>
-                  ))}
-                </select>
-              )}
-            </Field>
-          </div>
-          <fieldset aria-describedby={refused?.field === 'pixels' ? errorId : undefined} data-refused={refused?.field === 'pixels' || undefined}>
-            <legend>{LABELS.pixels}</legend>
-            {o.pixels.length === 0 && <p className="hint">You have no pixels yet; add them on the Pixels page.</p>}
-            {o.pixels.map((p) => (
-              <label className="check" key={p.id}>
-                <input type="checkbox" {...refusal(`pixels.${p.id}`)} checked={pixels.includes(p.id)} onChange={(e) => setPixels(e.target.checked ? [...pixels, p.id] : pixels.filter((x) => x !== p.id))} />
-                {p.name} <span className="sub">({p.type})</span>
-              </label>
-            ))}
-          </fieldset>
-        </div>
-      </details>
+      <GroupingSection
+        options={o}
+        channel={channel}
+        campaign={campaign}
+        pixels={pixels}
+        onChannel={setChannel}
+        onCampaign={setCampaign}
+        onPixels={setPixels}
+        refusal={refusal}
+        pixelsRefused={refused?.field === 'pixels' ? errorId : undefined}
+        locks={{ campaign: locked('bundle'), pixels: locked('pixels') }}
+      />
 
       <details className="section">
         <summary>Social card</summary>

@@ -6,7 +6,7 @@ import { announce } from '../ui/announce'
 import { useConfirm } from '../ui/confirm'
 import { formatDate, formatNumber } from '../ui/format'
 import { useAction, useLoad } from '../ui/hooks'
-import { CopyButton, EmptyState, ErrorNote, Field, Loading, Modal, PageHead, Pager } from '../ui/parts'
+import { CopyButton, EmptyState, ErrorNote, Field, Loading, Modal, NamedOptions, PageHead, Pager } from '../ui/parts'
 import { DEFAULT_SEARCH_BY, SearchInSelect, searchBy } from '../ui/LinkPicker'
 import { idParam, oneOf, pageParam, textParam, useQueryState } from '../ui/query'
 import { BulkActions, RowCheck, useSelection } from './BulkActions'
@@ -179,11 +179,7 @@ export function LinksPage() {
               <select id={id} value={q.space} onChange={(e) => filter({ channel: e.target.value })}>
                 <option value="">All channels</option>
                 <PendingOption value={q.space} among={options.data?.channels} />
-                {options.data?.channels.map((c) => (
-                  <option key={c.id} value={c.id}>
-                    {c.name}
-                  </option>
-                ))}
+                <NamedOptions items={options.data?.channels} />
               </select>
             )}
           </Field>
@@ -192,11 +188,7 @@ export function LinksPage() {
               <select id={id} value={q.campaign} onChange={(e) => filter({ campaign: e.target.value })}>
                 <option value="">All campaigns</option>
                 <PendingOption value={q.campaign} among={options.data?.campaigns} />
-                {options.data?.campaigns.map((c) => (
-                  <option key={c.id} value={c.id}>
-                    {c.name}
-                  </option>
-                ))}
+                <NamedOptions items={options.data?.campaigns} />
               </select>
             )}
           </Field>

@@ -34,6 +34,11 @@ export function TargetRows(props: {
   refused?: RefusedRow
   /** the id of the message refusing the whole list ("must have at most 100 entries") */
   refusedAll?: string
+  /**
+   * What the plan lacks for this list, said in place of the hint. The list is locked while it has
+   * no rows; a link that has rows (its plan changed since) can still remove them.
+   */
+  locked?: string
 }) {
   const set = (i: number, patch: Partial<Row>) => props.onChange(props.rows.map((r, j) => (j === i ? { ...r, ...patch } : r)))
   const box = useRef<HTMLFieldSetElement>(null)
@@ -60,9 +65,9 @@ export function TargetRows(props: {
   }
   const refusal = (i: number, part: RefusedRow['part']) => (props.refused?.index === i && props.refused.part === part ? props.refused.refusal : undefined)
   return (
-    <fieldset ref={box} aria-describedby={props.refusedAll} data-refused={props.refusedAll ? true : undefined}>
+    <fieldset ref={box} aria-describedby={props.refusedAll} data-refused={props.refusedAll ? true : undefined} disabled={!!props.locked && props.rows.length === 0}>
       <legend>{props.legend}</legend>
-      {props.hint && <p className="hint">{props.hint}</p>}
+      {(props.locked ?? props.hint) && <p className="hint">{props.locked ?? props.hint}</p>}
       {props.rows.map((row, i) => (
         <div className="target-row" key={i}>
           <Field label={`${props.keyLabel} ${i + 1}`}>{(id) => props.keyInput(id, row.key, (v) => set(i, { key: v }), props.keyLabel, refusal(i, 'key'))}</Field>

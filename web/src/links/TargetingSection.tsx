@@ -15,6 +15,8 @@ export interface ListProps {
   rowNoun: string
   refused?: RefusedRow
   refusedAll?: string
+  /** what the plan lacks for this list, in words: shown, and the list locked while it has no rows */
+  locked?: string
 }
 
 const countryInput = (id: string, value: string, set: (v: string) => void, _label: string, bad?: Refusal) => (

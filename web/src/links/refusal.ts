@@ -6,6 +6,7 @@
  */
 
 import { NAMED } from '../ui/field-labels'
+import { FEATURE_WORDS, type Feature } from '../plan'
 
 /**
  * The lists of rows in the form, by their body names, with the labels of a row's two fields and
@@ -63,31 +64,33 @@ export interface Refused {
 
 
 /**
- * The plan features a link uses (the API's featuresUsed), with the field that uses each and what
- * it is in words: the API's refusal names the feature by its plan key ("custom"), which says
- * little to someone filling in the form.
+ * The field of this form that uses each plan feature a link can use (the API's featuresUsed): the
+ * API's refusal names the feature by its plan key ("custom"), which says little to someone filling
+ * in the form, so the form marks the field and says the feature in words (plan.tsx).
  */
-const FEATURES: Record<string, { field: string; what: string }> = {
-  custom: { field: 'custom', what: 'custom aliases; leave the alias empty for a random one' },
-  alias: { field: 'custom', what: 'custom aliases on a branded domain' },
-  domain: { field: 'domain', what: 'branded domains' },
-  splash: { field: 'type', what: 'splash pages' },
-  overlay: { field: 'type', what: 'CTA overlays' },
-  geo: { field: 'geotarget', what: 'targeting by country' },
-  device: { field: 'devicetarget', what: 'targeting by device' },
-  pixels: { field: 'pixels', what: 'pixels' },
-  bundle: { field: 'campaign', what: 'campaigns' },
-  parameters: { field: 'parameters', what: 'parameters' },
+const FEATURE_FIELDS: Partial<Record<Feature, string>> = {
+  custom: 'custom',
+  alias: 'custom',
+  domain: 'domain',
+  splash: 'type',
+  overlay: 'type',
+  geo: 'geotarget',
+  device: 'devicetarget',
+  pixels: 'pixels',
+  bundle: 'campaign',
+  parameters: 'parameters',
 }
+/** what follows the words where there is a way on without the feature */
+const WAY_ON: Partial<Record<Feature, string>> = { custom: '; leave the alias empty for a random one' }
 const PLAN_REFUSAL = /^Your plan does not include the "([a-z]+)" feature\.$/
 
 /** The field the API's message names first, or undefined when it names none of this form's. */
 export function readRefusal(message: string, sent: Sent): Refused | undefined {
-  const key = PLAN_REFUSAL.exec(message)?.[1]
-  if (key !== undefined && Object.hasOwn(FEATURES, key)) {
-    const feature = FEATURES[key]
-    const label = feature.field in LISTS ? LISTS[feature.field as ListName].legend : LABELS[feature.field as keyof typeof LABELS]
-    return { field: feature.field, message: `${label}: your plan does not include ${feature.what}.` }
+  const key = PLAN_REFUSAL.exec(message)?.[1] as Feature | undefined
+  const uses = key !== undefined && Object.hasOwn(FEATURE_FIELDS, key) ? FEATURE_FIELDS[key] : undefined
+  if (key !== undefined && uses !== undefined) {
+    const label = uses in LISTS ? LISTS[uses as ListName].legend : LABELS[uses as keyof typeof LABELS]
+    return { field: uses, message: `${label}: your plan does not include ${FEATURE_WORDS[key]}${WAY_ON[key] ?? ''}.` }
   }
   const m = NAMED.exec(message)
   if (!m) return undefined

@@ -1,5 +1,6 @@
 import { useState } from 'react'
 import { api } from '../api/client'
+import { PlanNote, usePlan } from '../plan'
 import { announce } from '../ui/announce'
 import type { ListOf, OverlayItem, SplashItem } from '../api/types'
 import { useConfirm } from '../ui/confirm'
@@ -19,6 +20,10 @@ export function PagesPage() {
   const [responsesOf, setResponsesOf] = useState<OverlayItem>()
   const remove = useAction()
   const confirm = useConfirm()
+  // creating a splash page or an overlay needs its feature; editing and deleting one do not
+  const { locked } = usePlan()
+  const canSplash = !locked('splash')
+  const canOverlay = !locked('overlay')
 
   async function onDelete(kind: 'splash' | 'overlay', item: { id: number; name: string }) {
     const what = kind === 'splash' ? 'splash page' : 'overlay'
@@ -37,9 +42,11 @@ export function PagesPage() {
   return (
     <>
       <PageHead title="Pages">
-        <button type="button" className="secondary" onClick={() => setEditing({ kind: 'overlay' })}>New overlay</button>
-        <button type="button" onClick={() => setEditing({ kind: 'splash' })}>New splash page</button>
+        {canOverlay && <button type="button" className="secondary" onClick={() => setEditing({ kind: 'overlay' })}>New overlay</button>}
+        {canSplash && <button type="button" onClick={() => setEditing({ kind: 'splash' })}>New splash page</button>}
       </PageHead>
+      <PlanNote feature="splash" />
+      <PlanNote feature="overlay" />
       <ErrorNote message={remove.error} />
       <section className="card" aria-labelledby="splash-head">
         <h2 id="splash-head">Splash pages</h2>
@@ -47,7 +54,7 @@ export function PagesPage() {
         <ErrorNote message={splash.error} onRetry={splash.reload} />
         {splash.loading && !splash.data && <Loading />}
         {splash.data && <MoreThanShown shown={splash.data.data.splash.length} total={splash.data.data.result} noun="splash pages" />}
-        {splash.data?.data.splash.length === 0 && <EmptyState level={3} title="No splash pages yet" action={<button type="button" onClick={() => setEditing({ kind: 'splash' })}>Create a splash page</button>} />}
+        {splash.data?.data.splash.length === 0 && <EmptyState level={3} title="No splash pages yet" action={canSplash && <button type="button" onClick={() => setEditing({ kind: 'splash' })}>Create a splash page</button>} />}
         <ItemTable
           items={splash.data?.data.splash ?? []}
           onEdit={(it) => setEditing({ kind: 'splash', id: it.id })}
@@ -60,7 +67,7 @@ export function PagesPage() {
         <ErrorNote message={overlays.error} onRetry={overlays.reload} />
         {overlays.loading && !overlays.data && <Loading />}
         {overlays.data && <MoreThanShown shown={overlays.data.data.cta.length} total={overlays.data.data.result} noun="overlays" />}
-        {overlays.data?.data.cta.length === 0 && <EmptyState level={3} title="No overlays yet" action={<button type="button" onClick={() => setEditing({ kind: 'overlay' })}>Create an overlay</button>} />}
+        {overlays.data?.data.cta.length === 0 && <EmptyState level={3} title="No overlays yet" action={canOverlay && <button type="button" onClick={() => setEditing({ kind: 'overlay' })}>Create an overlay</button>} />}
         <ItemTable
           items={overlays.data?.data.cta ?? []}
           onEdit={(it) => setEditing({ kind: 'overlay', id: it.id })}

@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react'
 import { api } from '../api/client'
 import { PIXEL_TYPES, type ListOf, type Pixel } from '../api/types'
+import { PlanNote, usePlan } from '../plan'
 import { announce } from '../ui/announce'
 import { useConfirm } from '../ui/confirm'
 import { formatDate } from '../ui/format'
@@ -23,6 +24,8 @@ export function PixelsPage() {
   const remove = useAction()
   const confirm = useConfirm()
   const rows = list.data?.data.pixels
+  // creating a pixel needs `pixels`; editing and deleting one do not
+  const canAdd = !usePlan().locked('pixels')
 
   async function onDelete(p: Pixel) {
     if (!(await confirm({ title: 'Delete this pixel?', message: <p>Links stop firing <strong>{p.name}</strong>.</p>, confirm: 'Delete pixel' }))) return
@@ -35,13 +38,14 @@ export function PixelsPage() {
   return (
     <>
       <PageHead title="Pixels">
-        <button type="button" onClick={() => setEditing('new')}>New pixel</button>
+        {canAdd && <button type="button" onClick={() => setEditing('new')}>New pixel</button>}
       </PageHead>
+      <PlanNote feature="pixels" />
       <ErrorNote message={list.error ?? remove.error} onRetry={list.error ? list.reload : undefined} />
       {list.loading && !rows && <Loading />}
       {rows && <MoreThanShown shown={rows.length} total={list.data!.data.result} noun="pixels" />}
       {rows?.length === 0 && (
-        <EmptyState title="No pixels yet" action={<button type="button" onClick={() => setEditing('new')}>Add a pixel</button>}>
+        <EmptyState title="No pixels yet" action={canAdd && <button type="button" onClick={() => setEditing('new')}>Add a pixel</button>}>
           Retargeting pixels fire when someone opens a link they are attached to.
         </EmptyState>
       )}

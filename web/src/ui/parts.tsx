@@ -19,6 +19,15 @@ export function Field(props: { label: string; hint?: string; error?: string; chi
   )
 }
 
+/** A select's options for a list of named objects (campaigns, channels, plans): the id as value, the name shown. */
+export function NamedOptions({ items }: { items?: readonly { id: number; name: string }[] }) {
+  return items?.map((it) => (
+    <option key={it.id} value={it.id}>
+      {it.name}
+    </option>
+  ))
+}
+
 export function Loading({ what = 'Loading', className = '' }: { what?: string; className?: string }) {
   return (
     <p className={`loading ${className}`} role="status">

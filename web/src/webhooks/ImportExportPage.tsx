@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react'
 import { cancelled, fetchRaw, readBody } from '../api/client'
+import { PlanNote, usePlan } from '../plan'
 import { download } from '../qr/download'
 import { LABELS } from '../links/refusal'
 import { announce } from '../ui/announce'
@@ -33,7 +34,10 @@ const EXPORT_CANCELLED = 'Export cancelled: no file was saved.'
 
 export function ImportExportPage() {
   const paths = useApiPaths()
-  const canExport = paths.data?.has('/api/urls/export')
+  const { locked } = usePlan()
+  const offered = paths.data?.has('/api/urls/export')
+  // both exports need the plan's `export`; the import does not (src/resources/transfer/index.ts)
+  const canExport = offered && !locked('export')
   const canImport = paths.data?.has('/api/urls/import')
   const exporting = useCancellable(EXPORT_CANCELLED)
   const importing = useCancellable(IMPORT_CANCELLED)
@@ -57,7 +61,8 @@ export function ImportExportPage() {
       {paths.loading && <Loading />}
       <section className="card">
         <h2>Export your links</h2>
-        {paths.data && !canExport && <NotYet what="Exports" />}
+        {paths.data && !offered && <NotYet what="Exports" />}
+        {offered && <PlanNote feature="export" />}
         {canExport && (
           <>
             <p className="sub">A CSV of every link with its clicks, campaign and channels.</p>
