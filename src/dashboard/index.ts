@@ -12,7 +12,7 @@ import { MINUTE } from '../lib/time.js'
 import { findUserByEmail, presentAccount } from '../resources/admin/users.js'
 import { findUserWithPlan } from '../accounts/effective-plan.js'
 import { unauthorized } from '../http/errors.js'
-import { allowedFeatures } from '../http/auth.js'
+import { allowedFeatures, featureCounts } from '../http/auth.js'
 import { csrfTokenFor } from '../http/session-auth.js'
 import { appShell, ICON_PATH, sendAsset, sendIcon, SPA_CSP, webRoot } from './static.js'
 import { consumeSsoToken, ssoTokenValid } from '../resources/admin/sso.js'
@@ -197,7 +197,7 @@ const dashboard: FastifyPluginAsync<{ webRoot?: string }> = async (app, opts) =>
   }
 
   // GET /api/session – who is signed in and the CSRF token their requests carry (cookie only, DECISIONS §10.1);
-  // the plan's features let the dashboard lock what the plan lacks before anyone fills it in
+  // the plan's features and caps let the dashboard lock what the plan lacks before anyone fills it in
   app.get('/api/session', async (req, reply) => {
     reply.header('cache-control', 'private, no-store')
     const found = await signedIn(req)
@@ -205,7 +205,7 @@ const dashboard: FastifyPluginAsync<{ webRoot?: string }> = async (app, opts) =>
     const { user, plan, token } = found
     return {
       error: 0,
-      user: { ...presentAccount(user, plan), admin: user.admin, plan: { id: plan.id, name: plan.name, free: plan.free, features: allowedFeatures(user, plan) } },
+      user: { ...presentAccount(user, plan), admin: user.admin, plan: { id: plan.id, name: plan.name, free: plan.free, features: allowedFeatures(user, plan), counts: featureCounts(user, plan) } },
       csrfToken: csrfTokenFor(app.keys, token),
       publicUrl: app.config.publicUrl,
     }

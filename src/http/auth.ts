@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { and, count, eq, type SQL } from 'drizzle-orm'
 import type { PgTable } from 'drizzle-orm/pg-core'
 import type { Db, Tx } from '../db/client.js'
-import { FEATURES, type CountedFeature, type Feature } from '../db/schema/index.js'
+import { COUNTED_FEATURES, FEATURES, type CountedFeature, type Feature } from '../db/schema/index.js'
 import { findByApiKey } from '../accounts/api-keys.js'
 import { effectivePlan } from '../accounts/effective-plan.js'
 import type { Plan, User } from '../accounts/types.js'
@@ -95,6 +95,13 @@ export async function requireAdmin(req: FastifyRequest) {
 /** The features `user` may use: the plan's switched-on ones, every one for an admin (never limited). */
 export function allowedFeatures(user: User, plan: Plan): Feature[] {
   return FEATURES.filter((f) => user.admin || plan.features[f]?.enabled === '1')
+}
+
+/** How many of each counted feature `user` may own, where the plan caps it (none for an admin): requireCount's numbers. */
+export function featureCounts(user: User, plan: Plan): Partial<Record<CountedFeature, number>> {
+  if (user.admin) return {}
+  const caps = COUNTED_FEATURES.map((f) => [f, Number(plan.features[f]?.count ?? '0')] as const)
+  return Object.fromEntries(caps.filter(([f, n]) => plan.features[f]?.enabled === '1' && n > 0))
 }
 
 /** 403 naming the feature when the caller's plan has it switched off; admins are never limited. */

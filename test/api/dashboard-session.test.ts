@@ -55,6 +55,11 @@ describe('dashboard session access to the JSON API', () => {
     expect(login.statusCode).toBe(302)
     const mine = await t.app.inject({ method: 'GET', url: '/api/session', headers: { cookie: cookieOf(login) } })
     expect(mine.json().user.plan.features).toHaveLength(14)
+    expect((await session(lean)).body.user.plan.counts).toEqual({})
+    // the seeded Free plan caps each counted feature at 5 (team is off: no cap to tell)
+    const free = await t.makeUser({ plan: 'free' })
+    expect((await session(free)).body.user.plan.counts).toEqual({ splash: 5, overlay: 5, pixels: 5, domain: 5 })
+    expect(mine.json().user.plan.counts).toEqual({})
     // the plan changes: the next session read says so
     await admin.api.put(`/api/plan/${lean.user.planId}/update`, { limits: { geo: { enabled: '1' } } })
     expect((await session(lean)).body.user.plan.features).toContain('geo')

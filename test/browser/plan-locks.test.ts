@@ -214,4 +214,38 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: pages say what the plan la
     await page.getByRole('button', { name: 'New campaign' }).waitFor()
     expect(await notes(page)).toEqual([])
   })
+
+  describe('counted caps', () => {
+    it('a plan\'s count reached: the note says so and New goes; deleting one brings it back', async () => {
+      const user = await s.t.makeUser({ features: { pixels: { enabled: '1', count: '1' }, splash: { enabled: '1', count: '2' } } })
+      await makePixel(s.t, user.user.id, 'Only tag')
+      const page = await open(user, 'pixels', 'Only tag')
+      await expect.poll(() => notes(page)).toEqual(['Your plan allows 1 pixel; delete one to make another. An administrator can move your account to a plan that allows more.'])
+      expect(await buttons(page, 'New pixel')).toBe(0)
+      await page.getByRole('button', { name: 'Delete Only tag' }).click()
+      await page.getByRole('dialog', { name: 'Delete this pixel?' }).getByRole('button', { name: 'Delete pixel' }).click()
+      await page.getByRole('button', { name: 'New pixel', exact: true }).waitFor()
+      expect(await notes(page)).toEqual([])
+
+      // splash pages at their cap of 2; overlays uncapped on this plan
+      await makePage(s.t, user.user.id, 'splash', 'First')
+      await makePage(s.t, user.user.id, 'splash', 'Second')
+      await page.goto(`${s.origin}/dashboard/pages`)
+      await page.getByText('Second').first().waitFor()
+      await expect.poll(() => notes(page)).toEqual(['Your plan allows 2 splash pages; delete one to make another. An administrator can move your account to a plan that allows more.'])
+      expect(await buttons(page, 'New splash page')).toBe(0)
+      expect(await buttons(page, 'New overlay')).toBe(1)
+      // as the API has it
+      expect((await user.api.post('/api/splash/add', { name: 'Third' })).statusCode).toBe(403)
+    })
+
+    it('a domain cap reached says so on Domains', async () => {
+      const user = await s.t.makeUser({ features: { domain: { enabled: '1', count: '1' } } })
+      await makeDomain(s.t, user.user.id, 'https://go.capped.example')
+      const page = await open(user, 'domains', 'https://go.capped.example')
+      await expect.poll(() => notes(page)).toEqual(['Your plan allows 1 branded domain; delete one to make another. An administrator can move your account to a plan that allows more.'])
+      expect(await buttons(page, 'Add domain')).toBe(0)
+      expect((await user.api.post('/api/domain/add', { domain: 'https://go.second.example' })).statusCode).toBe(403)
+    })
+  })
 })

@@ -1,4 +1,4 @@
-import type { Feature } from '../../src/db/schema/plans.js'
+import type { CountedFeature, Feature } from '../../src/db/schema/plans.js'
 import { useSession } from './session'
 
 export type { Feature }
@@ -26,23 +26,52 @@ export const FEATURE_WORDS: Record<Feature, string> = {
 
 export const lacking = (f: Feature) => `Your plan does not include ${FEATURE_WORDS[f]}.`
 
-/**
- * What the signed-in user's plan lacks: `locked(f)` is the sentence saying so, or undefined when
- * the plan has `f` (an admin has every feature). The session is read once, when the dashboard
- * starts; the API still decides each request, and a form reads its refusal as before.
- */
-export function usePlan(): { locked: (f: Feature) => string | undefined } {
-  const { user } = useSession()
-  return { locked: (f) => (user.plan.features.includes(f) ? undefined : lacking(f)) }
+/** A counted feature's objects, as a cap names them: "Your plan allows 5 pixels". */
+const COUNTED_WORDS: Record<CountedFeature, [one: string, many: string]> = {
+  pixels: ['pixel', 'pixels'],
+  splash: ['splash page', 'splash pages'],
+  overlay: ['CTA overlay', 'CTA overlays'],
+  domain: ['branded domain', 'branded domains'],
+  team: ['team member', 'team members'],
 }
 
-/** The note a page shows where its plan lacks `feature` (nothing when the plan has it). */
-export function PlanNote({ feature }: { feature: Feature }) {
-  const message = usePlan().locked(feature)
+export interface PlanCheck {
+  /** the sentence saying the plan lacks `f`, or undefined when it has it (an admin has every feature) */
+  locked: (f: Feature) => string | undefined
+  /**
+   * Whether one more of `f` can be made while `have` exist: the sentence saying why not (the plan
+   * lacks it, or its cap is reached), else undefined. `have` unknown (still loading) is no cap yet.
+   */
+  blocked: (f: Feature, have?: number) => string | undefined
+}
+
+/**
+ * What the signed-in user's plan allows. The session is read once, when the dashboard starts; the
+ * API still decides each request, and a form reads its refusal as before.
+ */
+export function usePlan(): PlanCheck {
+  const { plan } = useSession().user
+  const locked = (f: Feature) => (plan.features.includes(f) ? undefined : lacking(f))
+  const blocked = (f: Feature, have?: number) => {
+    const cap = (plan.counts as Partial<Record<Feature, number>>)[f]
+    if (locked(f)) return locked(f)
+    if (cap === undefined || have === undefined || have < cap) return undefined
+    const [one, many] = COUNTED_WORDS[f as CountedFeature]
+    return `Your plan allows ${cap} ${cap === 1 ? one : many}; delete one to make another.`
+  }
+  return { locked, blocked }
+}
+
+/**
+ * The note a page shows where its plan lacks `feature`, or (given `have`, how many exist) where
+ * its cap is reached; nothing otherwise.
+ */
+export function PlanNote({ feature, have }: { feature: Feature; have?: number }) {
+  const message = usePlan().blocked(feature, have)
   if (!message) return null
   return (
     <p className="note" role="note">
-      {message} An administrator can move your account to a plan that has it.
+      {message} An administrator can move your account to a plan that {message.startsWith('Your plan allows') ? 'allows more' : 'has it'}.
     </p>
   )
 }

@@ -15,7 +15,7 @@ import type { presentPixel } from '../../../src/resources/pixels/present.js'
 import type { presentQr } from '../../../src/resources/qr/present.js'
 import type { presentV1Link } from '../../../src/resources/v1-links/present.js'
 import type { LinkStats, Top } from '../../../src/clicks/stats.js'
-import type { Feature as PlanFeature } from '../../../src/db/schema/plans.js'
+import type { CountedFeature, Feature as PlanFeature } from '../../../src/db/schema/plans.js'
 import type { StatsSeries } from '../../../src/clicks/series.js'
 
 /** SPEC.md pagination fields of every list's `data`. */
@@ -32,8 +32,8 @@ export type Account = ReturnType<typeof presentAccount>
 /** GET /api/session (src/dashboard/index.ts) */
 export interface SessionUser extends Account {
   admin: boolean
-  /** `features`: what the user may use (every feature for an admin) */
-  plan: { id: number; name: string; free: boolean; features: PlanFeature[] }
+  /** `features`: what the user may use (every feature for an admin); `counts`: how many of a counted feature, where capped */
+  plan: { id: number; name: string; free: boolean; features: PlanFeature[]; counts: Partial<Record<CountedFeature, number>> }
 }
 export interface Session {
   user: SessionUser

@@ -21,10 +21,11 @@ export function DomainsPage() {
   const remove = useAction()
   const confirm = useConfirm()
   const rows = list.data?.data.domains
-  // POST /api/domain/add needs `domain`, and `multiple` once the user has a domain (any: the total, not the rows shown)
-  const { locked } = usePlan()
+  // POST /api/domain/add needs `domain`, `multiple` once the user has a domain (any: the total, not
+  // the rows shown), and room under the plan's count of domains
+  const { blocked, locked } = usePlan()
   const total = list.data?.data.result
-  const lockedBy = locked('domain') ? 'domain' : locked('multiple') && total ? 'multiple' : undefined
+  const lockedBy = locked('domain') ? 'domain' : locked('multiple') && total ? 'multiple' : blocked('domain', total) ? 'domain' : undefined
   // without `multiple`, Add waits until the list says there is no domain yet
   const canAdd = !lockedBy && (total !== undefined || !locked('multiple'))
 
@@ -45,7 +46,7 @@ export function DomainsPage() {
           </button>
         )}
       </PageHead>
-      {lockedBy && <PlanNote feature={lockedBy} />}
+      {lockedBy && <PlanNote feature={lockedBy} have={total} />}
       <p className="sub">Point the domain's DNS at this server first; then short links can live on it.</p>
       <ErrorNote message={list.error ?? remove.error} onRetry={list.error ? list.reload : undefined} />
       {list.loading && !rows && <Loading />}

@@ -20,10 +20,11 @@ export function PagesPage() {
   const [responsesOf, setResponsesOf] = useState<OverlayItem>()
   const remove = useAction()
   const confirm = useConfirm()
-  // creating a splash page or an overlay needs its feature; editing and deleting one do not
-  const { locked } = usePlan()
-  const canSplash = !locked('splash')
-  const canOverlay = !locked('overlay')
+  // creating a splash page or an overlay needs its feature and room under its count; editing and deleting one do not
+  const { blocked } = usePlan()
+  const have = { splash: splash.data?.data.result, overlay: overlays.data?.data.result }
+  const canSplash = !blocked('splash', have.splash)
+  const canOverlay = !blocked('overlay', have.overlay)
 
   async function onDelete(kind: 'splash' | 'overlay', item: { id: number; name: string }) {
     const what = kind === 'splash' ? 'splash page' : 'overlay'
@@ -45,8 +46,8 @@ export function PagesPage() {
         {canOverlay && <button type="button" className="secondary" onClick={() => setEditing({ kind: 'overlay' })}>New overlay</button>}
         {canSplash && <button type="button" onClick={() => setEditing({ kind: 'splash' })}>New splash page</button>}
       </PageHead>
-      <PlanNote feature="splash" />
-      <PlanNote feature="overlay" />
+      <PlanNote feature="splash" have={have.splash} />
+      <PlanNote feature="overlay" have={have.overlay} />
       <ErrorNote message={remove.error} />
       <section className="card" aria-labelledby="splash-head">
         <h2 id="splash-head">Splash pages</h2>

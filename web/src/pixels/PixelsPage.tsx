@@ -24,8 +24,9 @@ export function PixelsPage() {
   const remove = useAction()
   const confirm = useConfirm()
   const rows = list.data?.data.pixels
-  // creating a pixel needs `pixels`; editing and deleting one do not
-  const canAdd = !usePlan().locked('pixels')
+  // creating a pixel needs `pixels` and room under its count; editing and deleting one do not
+  const total = list.data?.data.result
+  const canAdd = !usePlan().blocked('pixels', total)
 
   async function onDelete(p: Pixel) {
     if (!(await confirm({ title: 'Delete this pixel?', message: <p>Links stop firing <strong>{p.name}</strong>.</p>, confirm: 'Delete pixel' }))) return
@@ -40,7 +41,7 @@ export function PixelsPage() {
       <PageHead title="Pixels">
         {canAdd && <button type="button" onClick={() => setEditing('new')}>New pixel</button>}
       </PageHead>
-      <PlanNote feature="pixels" />
+      <PlanNote feature="pixels" have={total} />
       <ErrorNote message={list.error ?? remove.error} onRetry={list.error ? list.reload : undefined} />
       {list.loading && !rows && <Loading />}
       {rows && <MoreThanShown shown={rows.length} total={list.data!.data.result} noun="pixels" />}
