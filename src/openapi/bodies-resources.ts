@@ -20,11 +20,31 @@ const account = {
   registered: TIMESTAMP,
 }
 
+const allowance = (what: string) => object({ used: INT, limit: { ...INT, description: 'the plan\'s cap; 0: no cap' } }, what)
+const countedAllowance = (what: string) =>
+  object({ enabled: { type: 'boolean', description: 'the plan includes it' }, used: INT, limit: { ...INT, description: 'the plan\'s `count`; 0: no cap' } }, what)
+
 const qrCounts = { clicks: INT, uniqueClicks: INT, botClicks: INT }
 const qrTops = { topCountries: ref('Top'), topReferrers: ref('Top'), topBrowsers: ref('Top'), topOs: ref('Top') }
 
 export const RESOURCE_SCHEMAS: Record<string, Schema> = {
   Account: object(account, 'SPEC.md "Account".'),
+  AccountUsage: object(
+    {
+      plan: object({ id: INT, name: STRING }),
+      links: allowance('links owned, against the plan\'s `links`'),
+      clicks: object(
+        { month: { ...STRING, pattern: '^\\d{4}-\\d{2}$', description: 'the calendar month (UTC)' }, used: INT, limit: { ...INT, description: 'the plan\'s `clicks`; 0: no cap' } },
+        'detailed clicks recorded this month, against the plan\'s monthly `clicks`',
+      ),
+      retention: { ...INT, description: 'days of click detail kept; 0: forever' },
+      domain: countedAllowance('branded domains'),
+      pixels: countedAllowance('pixels'),
+      splash: countedAllowance('splash pages'),
+      overlay: countedAllowance('CTA overlays'),
+    },
+    'What the account uses of its plan. An admin is never limited: every cap 0, every feature enabled.',
+  ),
   User: object(
     {
       ...account,

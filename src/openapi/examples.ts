@@ -77,6 +77,24 @@ export const NOTES: Record<string, OperationNotes> = {
   },
   // its summary and description are in the route's own schema
   'GET /api/account/stats': { schema: withData('AccountStats') },
+  'GET /api/account/usage': {
+    schema: withData('AccountUsage'),
+    summary: 'What your account uses of its plan',
+    description: 'Links owned, detailed clicks recorded this calendar month (UTC), days of click detail kept, and the counted features (branded domains, pixels, splash pages, CTA overlays), each against the plan\'s cap (0: no cap). A create beyond a cap is refused with 403.',
+    example: {
+      error: 0,
+      data: {
+        plan: { id: 1, name: 'Free' },
+        links: { used: 12, limit: 1000 },
+        clicks: { month: '2030-01', used: 340, limit: 0 },
+        retention: 90,
+        domain: { enabled: true, used: 1, limit: 5 },
+        pixels: { enabled: true, used: 0, limit: 5 },
+        splash: { enabled: true, used: 2, limit: 5 },
+        overlay: { enabled: true, used: 0, limit: 5 },
+      },
+    },
+  },
   'PUT /api/account/update': { schema: MESSAGE, summary: 'Change your email or password', example: updated('Account') },
   'GET /api/account/apikey': { schema: done({ apikey: STRING }), summary: 'Your current API key', example: { error: 0, apikey: '…' } },
   'POST /api/account/apikey': {

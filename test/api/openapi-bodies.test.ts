@@ -178,6 +178,7 @@ describe('OpenAPI success bodies against the real answers', () => {
     await call(alice, 'GET /api/url/{id}/stats', `/api/url/${plain.id}/stats`)
     await call(alice, 'GET /api/url/{id}/stats', `/api/url/${plain.id}/stats?interval=hour&from=${new Date().toISOString().slice(0, 10)}`)
     expect((await call(alice, 'GET /api/account/stats', '/api/account/stats')).data.topLinks.length).toBeGreaterThan(0)
+    expect((await call(alice, 'GET /api/account/usage', '/api/account/usage')).data.links.used).toBeGreaterThan(0)
     await call(alice, 'GET /api/urls/health', `/api/urls/health?ids=${full.id},${plain.id}`)
     await call(alice, 'POST /api/url/{id}/check', `/api/url/${full.id}/check`)
     await call(alice, 'POST /api/url/{id}/resolve', `/api/url/${full.id}/resolve`, { country: 'DE', useragent: UA.iPhone })

@@ -127,4 +127,39 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: session 40, the link form 
     await expect.poll(async () => (await user.api.get(`/api/url/${id}?full=1`)).json().details.campaign).toBe(null)
     expect((await user.api.get(`/api/url/${id}?full=1`)).json().details.location).toEqual({})
   })
+
+  it('the Account page shows the plan\'s caps and what is used of them, and what the plan leaves out', async () => {
+    const user = await s.t.makeUser({ off: ['pixels', 'team'], maxLinks: 10, username: 'counting' })
+    await addLink(user, { url: 'https://count.example/1' })
+    await addLink(user, { url: 'https://count.example/2' })
+    await makePage(s.t, user.user.id, 'splash', 'Hello')
+    const page = await s.signIn(user, { viewport })
+    await page.goto(`${s.origin}/dashboard/account`)
+    const card = page.locator('section.card', { has: page.getByRole('heading', { name: 'Plan and usage' }) })
+    const rows = async () => {
+      const dts = await card.locator('dt').allInnerTexts()
+      const dds = await card.locator('dd').allInnerTexts()
+      return Object.fromEntries(dts.map((dt, i) => [dt, dds[i]]))
+    }
+    await card.locator('dl').waitFor()
+    const month = new Date().toLocaleDateString('en-US', { month: 'long', year: 'numeric', timeZone: 'UTC' })
+    expect(await rows()).toEqual({
+      Links: '2 of 10',
+      [`Detailed clicks in ${month}`]: '0, no limit',
+      'Click details kept': 'Forever',
+      'Branded domains': '0, no limit',
+      Pixels: 'Not in your plan',
+      'Splash pages': '1, no limit',
+      'CTA overlays': '0, no limit',
+    })
+    const meter = card.getByRole('meter', { name: 'Links: 2 of 10' })
+    expect(await meter.getAttribute('value')).toBe('2')
+    expect(await meter.getAttribute('max')).toBe('10')
+    expect(await card.getByText('Not in your plan: pixels, team members.').isVisible()).toBe(true)
+    if (process.env.SHOT) {
+      await page.screenshot({ path: '/tmp/s40-account.png', fullPage: true })
+      await page.setViewportSize({ width: 360, height: 800 })
+      await card.screenshot({ path: '/tmp/s40-account-360.png' })
+    }
+  })
 })

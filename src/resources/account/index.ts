@@ -8,6 +8,7 @@ import { email, optional, password } from '../../http/fields.js'
 import { hashPassword } from '../../lib/passwords.js'
 import { presentAccount, rotateApiKey } from '../admin/users.js'
 import { accountSeries } from '../../clicks/account-series.js'
+import { accountUsage } from './usage.js'
 import { parseRange, statsQuery } from '../../clicks/series.js'
 
 const updateBody = z.object({
@@ -37,6 +38,9 @@ const account: FastifyPluginAsync = async (app) => {
     },
     async (req) => ({ error: 0, data: await accountSeries(app.db, app.config, req.user.id, parseRange(req.query)) }),
   )
+
+  // GET /api/account/usage – (extension) what the account uses of its plan, against its caps
+  r.get('/api/account/usage', async (req) => ({ error: 0, data: await accountUsage(app.db, req.user) }))
 
   // PUT /api/account/update – change email and/or password
   r.put('/api/account/update', { schema: { body: updateBody } }, async (req) => {

@@ -8,6 +8,7 @@ import { formatDateTime } from '../ui/format'
 import { useAction, useLoad } from '../ui/hooks'
 import { Badge, CopyButton, ErrorNote, Field, Loading, PageHead } from '../ui/parts'
 import { useRefusal } from '../ui/refusal'
+import { PlanUsage } from './PlanUsage'
 
 /** The account forms' labels by body name: an API message names its field by the latter. */
 const LABELS = {
@@ -47,6 +48,7 @@ export function AccountPage() {
               <dd>{formatDateTime(a.registered)}</dd>
             </dl>
           </section>
+          <PlanUsage />
           <ApiKey publicUrl={publicUrl} />
           <EmailForm current={a.email} onDone={account.reload} />
           <PasswordForm />

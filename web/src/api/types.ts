@@ -29,6 +29,7 @@ export interface Page {
 export type ListOf<K extends string, T> = { error: '0'; data: Page & { [key in K]: T[] } }
 
 export type Account = ReturnType<typeof presentAccount>
+export type { AccountUsage } from '../../../src/resources/account/present-usage.js'
 /** GET /api/session (src/dashboard/index.ts) */
 export interface SessionUser extends Account {
   admin: boolean
