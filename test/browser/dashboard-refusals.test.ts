@@ -65,12 +65,13 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: a refused form marks the f
   })
 
   it('New pixel: a bad tag marks Tag; a refusal naming no field (the plan) then marks nothing and is shown as the API says it', async () => {
-    // a plan of one pixel, already used: the page offers New pixel (session 40 hides it only for a
-    // plan without pixels), and the API's count refusal names no field
+    // a plan of one pixel, used up after the page loaded (by the API, another tab): the page still
+    // offers New pixel (it hides it once its list is at the cap), and the API's count refusal names no field
     const onePixel = await s.t.makeUser({ features: { pixels: { enabled: '1', count: '1' } } })
-    await makePixel(s.t, onePixel.user.id, 'The one')
     const page = await s.signIn(onePixel)
     await page.goto(`${s.origin}/dashboard/pixels`)
+    await page.getByRole('heading', { name: 'No pixels yet' }).waitFor()
+    await makePixel(s.t, onePixel.user.id, 'The one')
     await page.getByRole('button', { name: 'New pixel' }).first().click()
     const dialog = page.getByRole('dialog', { name: 'New pixel' })
     await dialog.getByLabel('Pixel name').fill('Site tags')
