@@ -49,7 +49,9 @@ export class InvalidationBus {
   /** Subscribes, resolving once subscribed, or once Redis fails to connect, or after at most 3 s. */
   async start(on: InvalidationHandlers): Promise<void> {
     if (!this.redis) return
-    const sub = this.redis.duplicate()
+    // we subscribe on every 'ready' ourselves, with a catch: ioredis's own resubscribe has none, and
+    // with the offline queue off it rejects unhandled when the link drops again while reconnecting
+    const sub = this.redis.duplicate({ autoResubscribe: false })
     this.subscriber = sub
     // every failed reconnect is an 'error': the main connection already warned once (health.ts watchRedis)
     sub.on('error', (err) => this.log.debug({ err: err.message }, 'redis subscriber error'))
