@@ -2,10 +2,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { and, count, eq, type SQL } from 'drizzle-orm'
 import type { PgTable } from 'drizzle-orm/pg-core'
 import type { Db, Tx } from '../db/client.js'
-import { COUNTED_FEATURES, FEATURES, type CountedFeature, type Feature } from '../db/schema/index.js'
+import type { CountedFeature, Feature } from '../db/schema/index.js'
 import { findByApiKey } from '../accounts/api-keys.js'
 import { effectivePlan } from '../accounts/effective-plan.js'
 import type { Plan, User } from '../accounts/types.js'
+import { featureCap, hasFeature } from '../accounts/plan-rules.js'
 import { ApiError, forbidden, unauthorized } from './errors.js'
 import { Throttle } from '../lib/throttle.js'
 import { addressBlock } from '../lib/address-block.js'
@@ -83,7 +84,7 @@ export async function authenticate(req: FastifyRequest, reply: FastifyReply) {
   // an ended subscription was just moved to the default plan: the kept lookup is out of date
   if (user !== found.user) app.keyCache.forget(found.keyHash)
   req.user = { ...user, plan, keyId: found.keyId, keyHash: found.keyHash }
-  if (!user.admin && plan.features.api?.enabled !== '1') {
+  if (!hasFeature(user, plan, 'api')) {
     throw forbidden('Your plan does not include the "api" feature: API access is switched off.')
   }
 }
@@ -92,22 +93,9 @@ export async function requireAdmin(req: FastifyRequest) {
   if (!req.user?.admin) throw forbidden('This endpoint needs an account with admin privileges.')
 }
 
-/** The features `user` may use: the plan's switched-on ones, every one for an admin (never limited). */
-export function allowedFeatures(user: User, plan: Plan): Feature[] {
-  return FEATURES.filter((f) => user.admin || plan.features[f]?.enabled === '1')
-}
-
-/** How many of each counted feature `user` may own, where the plan caps it (none for an admin): requireCount's numbers. */
-export function featureCounts(user: User, plan: Plan): Partial<Record<CountedFeature, number>> {
-  if (user.admin) return {}
-  const caps = COUNTED_FEATURES.map((f) => [f, Number(plan.features[f]?.count ?? '0')] as const)
-  return Object.fromEntries(caps.filter(([f, n]) => plan.features[f]?.enabled === '1' && n > 0))
-}
-
 /** 403 naming the feature when the caller's plan has it switched off; admins are never limited. */
 export function requireFeature(user: AuthUser, feature: Feature) {
-  if (user.admin) return
-  if (user.plan.features[feature]?.enabled !== '1') {
+  if (!hasFeature(user, user.plan, feature)) {
     throw forbidden(`Your plan does not include the "${feature}" feature.`)
   }
 }
@@ -118,8 +106,7 @@ export function requireFeature(user: AuthUser, feature: Feature) {
  */
 export async function requireCount(db: Db | Tx, user: AuthUser, feature: CountedFeature, table: PgTable & { userId: any }, where?: SQL) {
   requireFeature(user, feature)
-  if (user.admin) return
-  const limit = Number(user.plan.features[feature]?.count ?? '0')
+  const limit = featureCap(user, user.plan, feature)
   if (!limit) return
   const [{ n }] = await db
     .select({ n: count() })

@@ -1,5 +1,6 @@
 import type { Plan, User } from '../../accounts/types.js'
 import type { CountedFeature } from '../../db/schema/plans.js'
+import { featureCap, hasFeature } from '../../accounts/plan-rules.js'
 
 /** One capped thing: how many the account has and the plan's cap (0: no cap, as in a plan's `limits`). */
 export interface Allowance {
@@ -33,9 +34,9 @@ export function presentUsage(user: Pick<User, 'admin'> & { plan: Plan }, month: 
   const plan = user.plan
   const cap = (limit: number) => (user.admin ? 0 : limit)
   const feature = (f: CountedFeature, used: number): CountedAllowance => ({
-    enabled: user.admin || plan.features[f]?.enabled === '1',
+    enabled: hasFeature(user, plan, f),
     used,
-    limit: cap(Number(plan.features[f]?.count ?? '0') || 0),
+    limit: featureCap(user, plan, f),
   })
   return {
     plan: { id: plan.id, name: plan.name },

@@ -3,6 +3,7 @@ import { eq } from 'drizzle-orm'
 import type { Tx } from '../../db/client.js'
 import { links, PRIVACY, TARGET_KINDS, type Feature } from '../../db/schema/index.js'
 import { requireFeature, type AuthUser } from '../../http/auth.js'
+import { hasFeature } from '../../accounts/plan-rules.js'
 import { notFound } from '../../http/errors.js'
 import { hashPassword } from '../../lib/passwords.js'
 import { invalidateLinks } from '../redirect-cache.js'
@@ -46,7 +47,7 @@ export async function updateLink(app: FastifyInstance, user: AuthUser, id: numbe
         domain: domainChanged && domainId !== null,
         pageType: typed && typed.pageId !== current.pageId ? typed.type : undefined,
       })
-      const refused = user.admin ? [] : uses.filter((f) => user.plan.features[f]?.enabled !== '1')
+      const refused = uses.filter((f) => !hasFeature(user, user.plan, f))
       for (const f of refused) if (!(await unchangedUse(tx, current, f, input))) requireFeature(user, f)
       await refuseSelfLoops(app, tx, input)
       await refuseBlockedLink(tx, input)
