@@ -104,7 +104,7 @@ export function kurzEnv(extra: Record<string, string>): Record<string, string> {
     CREATE_LIMIT_PER_HOUR: '0',
     // the seeded links point at example.com: no background checker fetching them during a run
     HEALTH_CHECK_INTERVAL: '0',
-    // per-request access logs at info cost as much as the redirect itself; production runs at warn
+    // at info the API's requests are logged (visits are not, http/logging.ts): the create rows would measure the log pipe
     LOG_LEVEL: 'warn',
     ...extra,
   }

@@ -9,7 +9,7 @@ import type { Keys } from './lib/crypto.js'
 import { deploymentKeys } from './accounts/deployment-secret.js'
 import { errorHandler, frameworkErrorHandler, notFoundHandler } from './http/errors.js'
 import { clientErrorHandler } from './http/client-errors.js'
-import { REDACT_PATHS, requestSerializer } from './http/logging.js'
+import { AccessLog, REDACT_PATHS, requestSerializer } from './http/logging.js'
 import { listErrorAsNumber, withoutErrorKey } from './http/compat.js'
 import { validatorCompiler } from './http/zod.js'
 import { BODY_LIMIT, registerBodyParsers } from './http/body.js'
@@ -153,6 +153,7 @@ export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promis
     },
     routerOptions: { maxParamLength: 2048 },
     frameworkErrors: frameworkErrorHandler,
+    logController: new AccessLog(config.logLevel === 'debug' || config.logLevel === 'trace'),
     clientErrorHandler,
     childLoggerFactory: (logger, bindings, opts) => (opts.level ? logger.child(bindings, opts) : (new LazyChildLogger(logger as RootLogger, bindings) as unknown as FastifyBaseLogger)),
   })

@@ -53,7 +53,7 @@ describe('health, logs and failures (in process)', () => {
     }
   })
 
-  it('logs every request with its request id, and never the Authorization header or the key', async () => {
+  it('logs every API request with its request id, and never the Authorization header or the key', async () => {
     const wrongKey = 'WrongKey_' + 'q'.repeat(23)
     const ok = await app.inject({ method: 'GET', url: '/api/account', headers: { authorization: `Bearer ${key}`, cookie: 'kurz_session=secret-cookie-value' } })
     expect(ok.statusCode).toBe(200)

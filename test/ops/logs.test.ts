@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Writable } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
+import { sql } from 'drizzle-orm'
 import { buildApp } from '../../src/app.js'
 import { createUser } from '../../src/resources/admin/users.js'
 import { safeUrl } from '../../src/http/logging.js'
@@ -75,7 +76,9 @@ describe('request logs', () => {
     // the requests were logged, with what an operator needs
     const entries = ctx.lines.map((l) => JSON.parse(l) as { msg: string; req?: { method: string; url: string } })
     const urls = entries.filter((e) => e.msg === 'incoming request').map((e) => `${e.req!.method} ${e.req!.url}`)
-    expect(urls).toEqual(expect.arrayContaining(['GET /logged', 'POST /login', 'GET /api/account', 'POST /api/url/add', 'GET /sso/[redacted]']))
+    expect(urls).toEqual(expect.arrayContaining(['POST /login', 'GET /api/account', 'POST /api/url/add', 'GET /sso/[redacted]']))
+    // a visit is a click in the database, not two log lines: at info only the management side is logged
+    expect(urls).not.toContain('GET /logged')
     for (const secret of [VISITOR, PEER, apiKey, WRONG_KEY, PASSWORD, session, token]) expect(text).not.toContain(secret)
     expect(text).not.toMatch(/remoteAddress|remotePort|x-forwarded-for/i)
     expect(text.toLowerCase()).not.toContain('bearer')
@@ -90,6 +93,40 @@ describe('request logs with LOG_IPS=true', () => {
       const text = ctx.lines.join('\n')
       expect(text).toContain(`"remoteAddress":"${VISITOR}"`)
       for (const secret of [apiKey, WRONG_KEY, PASSWORD]) expect(text).not.toContain(secret)
+    } finally {
+      await ctx.close()
+    }
+  })
+})
+
+describe('request logs of visits', () => {
+  it('at LOG_LEVEL=debug every visit gets its lines too', async () => {
+    const ctx = await loggedApp({ LOG_LEVEL: 'debug' })
+    try {
+      await traffic(ctx.app)
+      const entries = ctx.lines.map((l) => JSON.parse(l) as { msg: string; req?: { method: string; url: string }; level: number })
+      const urls = entries.filter((e) => e.msg === 'incoming request').map((e) => `${e.req!.method} ${e.req!.url}`)
+      expect(urls).toEqual(expect.arrayContaining(['GET /logged', 'POST /api/url/add']))
+      expect(entries.filter((e) => e.msg === 'request completed' && e.level === 30).length).toBeGreaterThanOrEqual(urls.length)
+    } finally {
+      await ctx.close()
+    }
+  })
+
+  it('at info a visit answered 5xx still gets one line, at warn, with its path and status', async () => {
+    const ctx = await loggedApp()
+    try {
+      await ctx.app.inject({ method: 'GET', url: '/healthz' })
+      // the links table gone for a moment: an alias not in the redirect cache cannot be looked up
+      await ctx.app.db.execute(sql`alter table links rename to links_away`)
+      const res = await ctx.app.inject({ method: 'GET', url: '/notcached', headers: { accept: 'text/html' } })
+      await ctx.app.db.execute(sql`alter table links_away rename to links`)
+      expect(res.statusCode).toBeGreaterThanOrEqual(500)
+      const entries = ctx.lines.map((l) => JSON.parse(l) as { msg: string; level: number; req?: { url: string }; res?: { statusCode: number } })
+      const line = entries.find((e) => e.msg === 'request completed' && e.req?.url === '/notcached')
+      expect(line).toMatchObject({ level: 40, res: { statusCode: res.statusCode } })
+      // the probe before it, answered 200, left no line
+      expect(entries.some((e) => e.req?.url === '/healthz')).toBe(false)
     } finally {
       await ctx.close()
     }
