@@ -105,7 +105,8 @@ export function kurzEnv(extra: Record<string, string>): Record<string, string> {
     // the seeded links point at example.com: no background checker fetching them during a run
     HEALTH_CHECK_INTERVAL: '0',
     // at info the API's requests are logged (visits are not, http/logging.ts): the create rows would measure the log pipe
-    LOG_LEVEL: 'warn',
+    // BENCH_LOG_LEVEL=info measures the default's logging
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
     ...extra,
   }
 }
