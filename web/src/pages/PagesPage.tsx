@@ -46,12 +46,11 @@ export function PagesPage() {
         {canOverlay && <button type="button" className="secondary" onClick={() => setEditing({ kind: 'overlay' })}>New overlay</button>}
         {canSplash && <button type="button" onClick={() => setEditing({ kind: 'splash' })}>New splash page</button>}
       </PageHead>
-      <PlanNote feature="splash" have={have.splash} />
-      <PlanNote feature="overlay" have={have.overlay} />
       <ErrorNote message={remove.error} />
       <section className="card" aria-labelledby="splash-head">
         <h2 id="splash-head">Splash pages</h2>
         <p className="sub">Shown before the visitor goes on, with your title, message, image and a countdown.</p>
+        <PlanNote feature="splash" have={have.splash} />
         <ErrorNote message={splash.error} onRetry={splash.reload} />
         {splash.loading && !splash.data && <Loading />}
         {splash.data && <MoreThanShown shown={splash.data.data.splash.length} total={splash.data.data.result} noun="splash pages" />}
@@ -65,6 +64,7 @@ export function PagesPage() {
       <section className="card" aria-labelledby="overlay-head">
         <h2 id="overlay-head">CTA overlays</h2>
         <p className="sub">A message, contact form or poll shown over the destination page.</p>
+        <PlanNote feature="overlay" have={have.overlay} />
         <ErrorNote message={overlays.error} onRetry={overlays.reload} />
         {overlays.loading && !overlays.data && <Loading />}
         {overlays.data && <MoreThanShown shown={overlays.data.data.cta.length} total={overlays.data.data.result} noun="overlays" />}
