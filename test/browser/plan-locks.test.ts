@@ -171,6 +171,31 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: pages say what the plan la
     })
   })
 
+  it('a plan changed while the dashboard is open shows once the tab comes back into view: the note goes and New splash page comes', async () => {
+    const user = await s.t.makeUser({ off: ['splash'] })
+    const page = await s.signIn(user, WIDE)
+    await page.clock.install()
+    await page.goto(`${s.origin}/dashboard/pages`)
+    await page.getByText('No splash pages yet').first().waitFor()
+    expect(await notes(page)).toEqual([NOTE.splash])
+    expect((await s.admin.api.put(`/api/plan/${user.user.planId}/update`, { limits: { splash: { enabled: '1', count: '0' } } })).statusCode).toBe(200)
+
+    // back within 30 s of the last read: the session is not read again
+    const back = () => page.evaluate(() => document.dispatchEvent(new Event('visibilitychange')))
+    let reads = 0
+    page.on('request', (r) => void (r.url().endsWith('/api/session') && reads++))
+    await back()
+    await page.waitForTimeout(300)
+    expect(reads).toBe(0)
+    expect(await notes(page)).toEqual([NOTE.splash])
+
+    await page.clock.fastForward(31_000)
+    await back()
+    await page.getByRole('button', { name: 'New splash page', exact: true }).waitFor()
+    expect(await notes(page)).toEqual([])
+    expect(reads).toBe(1)
+  })
+
   it('Import/export without `export`: the note where the export was, no Download CSV nor clicks export; Import stays and works', async () => {
     const user = await s.t.makeUser({ off: ['export'] })
     const page = await open(user, 'import-export', 'Import links')

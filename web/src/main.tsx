@@ -3,7 +3,7 @@ import { createRoot } from 'react-dom/client'
 import { createBrowserRouter, RouterProvider } from 'react-router'
 import { api, setCsrfToken, signInPath } from './api/client'
 import type { Session } from './api/types'
-import { SessionContext } from './session'
+import { LiveSession } from './session'
 import { ConfirmProvider } from './ui/confirm'
 import { routes } from './routes'
 import './ui/styles.css'
@@ -30,11 +30,11 @@ async function start() {
   const router = createBrowserRouter(routes, { basename: '/dashboard' })
   root.render(
     <StrictMode>
-      <SessionContext.Provider value={session}>
+      <LiveSession initial={session}>
         <ConfirmProvider>
           <RouterProvider router={router} />
         </ConfirmProvider>
-      </SessionContext.Provider>
+      </LiveSession>
     </StrictMode>,
   )
 }
