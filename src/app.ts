@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
-import { Redis } from 'ioredis'
+import type { Redis } from 'ioredis'
+import { connectRedis } from './lib/redis.js'
+import { deploymentId } from './db/deployment-id.js'
 import type { Config } from './config.js'
 import { createDb, type Db, type DbHandle } from './db/client.js'
 import { errSerializer } from './db/query-errors.js'
@@ -173,7 +175,9 @@ export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promis
   // (not shorter: the timer also runs while this event loop is busy, and every timeout splits a count)
   app.decorate(
     'redis',
-    config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: 500, connectTimeout: 2_000 }) : null,
+    config.redisUrl
+      ? connectRedis(config.redisUrl, await deploymentId(handle.db), { maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: 500, connectTimeout: 2_000 })
+      : null,
   )
   if (app.redis) watchRedis(app.redis, app.log)
   registerKeyCache(app)

@@ -1,6 +1,7 @@
 /** `npm run cli -- blocklist:import <file> [--reason <text>]` (DECISIONS §10.6). */
 import { readFile } from 'node:fs/promises'
-import { Redis } from 'ioredis'
+import { connectRedis } from '../lib/redis.js'
+import { deploymentId } from '../db/deployment-id.js'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Config } from '../config.js'
 import type { DbHandle } from '../db/client.js'
@@ -28,7 +29,7 @@ export async function runBlocklistImport(handle: DbHandle, config: Config, file:
   }
   if (Buffer.byteLength(text) > MAX_BYTES) throw new Error(`${file} is larger than 256 MiB; split it.`)
   // running servers drop the quarantined links from their caches when they share Redis
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false }) : null
+  const redis = config.redisUrl ? connectRedis(config.redisUrl, await deploymentId(handle.db), { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false }) : null
   await redis?.connect().catch(() => {})
   const bus = new InvalidationBus(redis?.status === 'ready' ? redis : null, noLog)
   try {

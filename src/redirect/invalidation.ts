@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Redis } from 'ioredis'
+import { channelOf } from '../lib/redis.js'
 
-const CHANNEL = 'kurz:link-cache'
+const CHANNEL = 'link-cache'
 
 export interface InvalidationHandlers {
   link(id: number): void
@@ -25,13 +26,20 @@ export class InvalidationBus {
   private subscriber: Redis | null = null
   private listening = false
 
-  /** `redis` is the publishing connection; a second one is opened for the subscription. */
+  /** the channel as this deployment names it (lib/redis.ts) */
+  private readonly channel: string
+
+  /**
+   * `redis` is the publishing connection; a second one is opened for the subscription. `channel` is
+   * another cache's own (webhook subscriptions); the redirect cache's by default.
+   */
   constructor(
     private readonly redis: Redis | null,
     private readonly log: FastifyBaseLogger,
-    /** another cache's own channel (webhook subscriptions); the redirect cache's by default */
-    private readonly channel = CHANNEL,
-  ) {}
+    channel = CHANNEL,
+  ) {
+    this.channel = redis ? channelOf(redis, channel) : channel
+  }
 
   /**
    * Redis is configured but this instance is not subscribed (away, or not reached yet): another

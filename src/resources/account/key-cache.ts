@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { KeyCache } from '../../accounts/key-cache.js'
 import { InvalidationBus } from '../../redirect/invalidation.js'
 
-const CHANNEL = 'kurz:api-keys'
+const CHANNEL = 'api-keys'
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -5,7 +5,7 @@ import type { Db } from '../../db/client.js'
 import { webhooks, type WebhookEvent } from '../../db/schema/index.js'
 import { InvalidationBus } from '../../redirect/invalidation.js'
 
-const CHANNEL = 'kurz:webhook-subscriptions'
+const CHANNEL = 'webhook-subscriptions'
 /** Without Redis (or while it is away) no instance hears of another's change: each rereads its copy this often. */
 export const LOCAL_TTL = 5_000
 /**
