@@ -236,7 +236,11 @@ export class LinkCache {
   /** A branded domain by id (the short URL of a link reached through the rotator). */
   async domainById(id: number): Promise<ServeDomain | null> {
     for (const e of this.hosts.values()) if (e.domain && e.domain.id === id) return e.domain
-    return findDomainById(this.o.db, id)
+    const generation = this.generation
+    const row = await findDomainById(this.o.db, id)
+    // kept under its host, where the next rotator visit of its links finds it without a query
+    if (row && generation === this.generation) this.hosts.set(row.host, { domain: row, freshUntil: Date.now() + HOST_FRESH })
+    return row
   }
 
   /** A link by its domain (null = default) and alias, case-sensitive; a cached one at once, not through a promise. */

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { and, count, eq } from 'drizzle-orm'
+import { and, count, eq, sql } from 'drizzle-orm'
 import { clicks } from '../../src/db/schema/index.js'
 import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
-import { addLink, addV1Link, insertLink } from '../helpers/fixtures.js'
+import { addLink, addV1Link, insertLink, makeDomain } from '../helpers/fixtures.js'
 import { counters, expectPage, expectRedirect, visit } from '../helpers/visits.js'
 import { UA } from './user-agents.js'
 
@@ -46,6 +46,20 @@ describe('GET /r/:slug campaign rotator', () => {
     expect(n).toBe(40)
     // a direct visit of the same link uses REDIRECT_STATUS and is not a rotator visit
     expectRedirect(await visit(t, '/rotA'), 308, 'https://example.com/a')
+  })
+
+  it('a link on a branded domain: its domain is read once, then kept with the cached hosts', async () => {
+    const cid = await campaign('branded')
+    const domain = await makeDomain(t, pro.user.id, 'https://go.rotator.example')
+    await insertLink(t, pro.user.id, { alias: 'rotBrand', url: 'https://example.com/branded', campaignId: cid, domainId: domain.id })
+    expectRedirect(await visit(t, '/r/branded'), 302, 'https://example.com/branded')
+    // with the domains table gone, only what the cache holds can answer the next visit
+    await t.app.db.execute(sql`alter table domains rename to domains_away`)
+    try {
+      expectRedirect(await visit(t, '/r/branded'), 302, 'https://example.com/branded')
+    } finally {
+      await t.app.db.execute(sql`alter table domains_away rename to domains`)
+    }
   })
 
   it('skips a link whose click cap is reached, counting live', async () => {
