@@ -104,8 +104,8 @@ export function kurzEnv(extra: Record<string, string>): Record<string, string> {
     CREATE_LIMIT_PER_HOUR: '0',
     // the seeded links point at example.com: no background checker fetching them during a run
     HEALTH_CHECK_INTERVAL: '0',
-    // at info the API's requests are logged (visits are not, http/logging.ts): the create rows would measure the log pipe
-    // BENCH_LOG_LEVEL=info measures the default's logging
+    // at the default (info) every API request is logged (visits are not, http/logging.ts), so the
+    // create rows would measure the log pipe; BENCH_LOG_LEVEL=info measures it
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
     ...extra,
   }

@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { asc, eq } from 'drizzle-orm'
 import type { Db } from '../db/client.js'
 import { apiKeys, deploymentSettings } from '../db/schema/index.js'
+import { claimSetting, readSetting } from '../db/deployment-settings.js'
 import { decrypt, deriveKeys, encrypt, hmac, resolveSecret, type Keys } from '../lib/crypto.js'
 
 /**
@@ -36,8 +37,7 @@ export async function deploymentKeys(db: Db, config: { secretKey?: string; dataD
     const [some] = await db.select({ sealed: apiKeys.keyEncrypted }).from(apiKeys).orderBy(asc(apiKeys.id)).limit(1)
     if (some && !opens(keys, some.sealed)) throw mismatch(config)
     // several instances starting at once: the first write wins and the others compare against it
-    await db.insert(deploymentSettings).values({ name: CHECK, value: mine }).onConflictDoNothing()
-    if ((await readCheck(db)) !== mine) throw mismatch(config)
+    if ((await claimSetting(db, CHECK, mine)) !== mine) throw mismatch(config)
   } else if (recorded !== mine) throw mismatch(config)
   return keys
 }
@@ -51,10 +51,7 @@ export async function secretRotatedAway(db: Db, keys: Keys): Promise<boolean> {
   return recorded !== undefined && recorded !== keys.secretCheck
 }
 
-async function readCheck(db: Db): Promise<string | undefined> {
-  const [row] = await db.select({ value: deploymentSettings.value }).from(deploymentSettings).where(eq(deploymentSettings.name, CHECK))
-  return row?.value
-}
+const readCheck = (db: Db) => readSetting(db, CHECK)
 
 function opens(keys: Keys, sealed: string): boolean {
   try {

@@ -1,7 +1,7 @@
 /** `npm run cli -- blocklist:import <file> [--reason <text>]` (DECISIONS §10.6). */
 import { readFile } from 'node:fs/promises'
 import { connectRedis } from '../lib/redis.js'
-import { deploymentId } from '../db/deployment-id.js'
+import { deploymentId } from '../db/deployment-settings.js'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Config } from '../config.js'
 import type { DbHandle } from '../db/client.js'

@@ -1,7 +1,7 @@
 import { Redis, type RedisOptions } from 'ioredis'
 
 /**
- * A Redis connection for the deployment `deploymentId` (db/deployment-id.ts): every key its
+ * A Redis connection for the deployment `deploymentId` (db/deployment-settings.ts): every key its
  * commands name starts with `kurz:<id>:` (ioredis's keyPrefix), and `channelOf()` gives its pub/sub
  * channels the same start, since a channel is heard across all of a Redis server's databases.
  */

@@ -11,7 +11,7 @@ import { redisUp, TEST_REDIS_URL } from '../helpers/redis.js'
  * Two deployments (each its own database) on one Redis server, as staging and production often
  * are: each keeps its own counts and hears only its own invalidations; the instances of one
  * deployment (one database) still share theirs. Redis keys and channels start with the
- * deployment's id (db/deployment-id.ts, lib/redis.ts).
+ * deployment's id (db/deployment-settings.ts, lib/redis.ts).
  */
 
 const up = await redisUp()
