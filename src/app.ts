@@ -40,6 +40,8 @@ import v1Links from './resources/v1-links/index.js'
 import dashboard from './dashboard/index.js'
 import dashboardApi from './dashboard/api.js'
 import redirect from './redirect/index.js'
+import { routedPaths, serveCachedVisits } from './redirect/fast-path.js'
+import { trustProxyOf } from './http/trust.js'
 import qrPublic from './resources/qr/public.js'
 import { createClickRecorder } from './clicks/recorder.js'
 import { ClickSpool } from './clicks/spool.js'
@@ -90,8 +92,6 @@ export interface Deps {
   health: Partial<HealthOptions>
 }
 
-const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops
-
 /**
  * A request's logger that becomes a real pino child (with the request id) only when a line is
  * written at an enabled level: at LOG_LEVEL=warn a visit logs nothing, so it makes none.
@@ -137,6 +137,7 @@ let idCounter = 0
 const nextRequestId = () => idPrefix + (idCounter++ % 0x1000000000000).toString(16).padStart(12, '0')
 
 export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promise<FastifyInstance> {
+  const trust = trustProxyOf(config.trustProxy)
   const app = Fastify({
     logger: {
       level: config.logLevel,
@@ -144,8 +145,8 @@ export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promis
       serializers: { req: requestSerializer(config.logIps), err: errSerializer },
       ...(deps.logStream ? { stream: deps.logStream } : {}),
     },
-    // a hop count trusts that many proxies nearest to us (Fastify does this for a number; its types only list the other forms)
-    trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
+    // the one reading of TRUST_PROXY, shared with the cached visit path (redirect/fast-path.ts)
+    trustProxy: trust ?? false,
     bodyLimit: BODY_LIMIT,
     connectionTimeout: 120_000,
     requestTimeout: 60_000,
@@ -161,6 +162,8 @@ export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promis
   })
 
   limitConnections(app, connectionCap(config.maxConnections, openFileLimit()))
+  // before any route: the single-segment paths that are not visits
+  const routed = routedPaths(app)
 
   const handle = deps.db ?? (await createDb(config.db))
   await runMigrations(handle)
@@ -291,6 +294,8 @@ export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promis
   await app.register(qrPublic) // /qr/:alias, /q/:alias, /:alias/qr – before the redirect's /:alias
   await app.register(reportPages) // /:alias/report
   await app.register(redirect) // last: it owns /:alias and friends
+  // in front of Fastify: a cached plain redirect answered from the server's request event
+  serveCachedVisits(app, { cache: app.linkCache, clicks: app.clicks, trust, defaultStatus: config.redirect.status, routed })
 
   // shown once on the console by the server (src/server.ts), never logged
   app.decorate('createdAdmin', await bootstrapAdmin(app))

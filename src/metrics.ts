@@ -21,6 +21,7 @@ interface CacheCounts {
   hits: number
   misses: number
   size?: number
+  fast?: number
 }
 
 const TIMED = Symbol('kurz.metrics.timed')
@@ -111,6 +112,16 @@ function metrics(app: FastifyInstance) {
       this.inc({ result: 'miss' }, c.misses)
     },
   })
+  new Counter({
+    name: 'kurz_redirect_fast_path_total',
+    help: 'Visits answered from the redirect cache before Fastify saw them: plain redirects of cached links (redirect/fast-path.ts)',
+    registers: [registry],
+    collect() {
+      const fast = cacheCounts(app)?.fast
+      this.reset()
+      if (fast) this.inc(fast)
+    },
+  })
   new Gauge({
     name: 'kurz_redirect_cache_links',
     help: 'Links the redirect cache holds now (at most REDIRECT_CACHE_SIZE)',
@@ -173,7 +184,7 @@ function metrics(app: FastifyInstance) {
 function cacheCounts(app: FastifyInstance): CacheCounts | null {
   const cache = app.linkCache as unknown as { stats?: () => Partial<CacheCounts> }
   const s = typeof cache?.stats === 'function' ? cache.stats() : null
-  return s && typeof s.hits === 'number' && typeof s.misses === 'number' ? { hits: s.hits, misses: s.misses, size: s.size } : null
+  return s && typeof s.hits === 'number' && typeof s.misses === 'number' ? { hits: s.hits, misses: s.misses, size: s.size, fast: s.fast } : null
 }
 
 export default fp(

@@ -10,6 +10,7 @@ import {
 } from './loader.js'
 import { batchedLoads } from './miss-loads.js'
 import { RotationCache } from './rotations.js'
+import { AliasKeys } from './alias-keys.js'
 
 /**
  * A cached link older than LINK_FRESH still answers its visit, and is reloaded in the background
@@ -82,11 +83,7 @@ export interface LinkCacheOptions {
  */
 export class LinkCache {
   private readonly links: LRUCache<string, ServeLink>
-  /**
-   * A link is cached under its alias and under each earlier alias a visit used (alias history):
-   * one key as a plain string (nearly every link), several as an array. No Set per cached link.
-   */
-  private readonly keysById = new Map<number, string | string[]>()
+  private readonly keysById = new AliasKeys()
   private readonly hosts = new LRUCache<string, HostEntry>({ max: 10_000, ttl: HOST_TTL })
   private readonly loading = new Map<string, Promise<ServeLink | null>>()
   private readonly loadingHosts = new Map<string, Promise<ServeDomain | null>>()
@@ -102,6 +99,7 @@ export class LinkCache {
   /** Host header as sent → as domains are stored */
   private readonly servedHosts = new Map<string, string>()
   private misses = 0
+  private fastHits = 0
   /** misses by alias, many to a query (miss-loads.ts) */
   private readonly loadByAlias: (key: AliasKey) => Promise<LoadedLink | undefined>
   /** campaign rotators by slug, dropped with any link (a link may have joined a campaign) */
@@ -111,7 +109,7 @@ export class LinkCache {
     this.links = new LRUCache<string, ServeLink>({
       max: o.maxLinks ?? 100_000,
       ttl: o.ttlMs ?? LINK_TTL,
-      dispose: (value, key) => this.forgetKey(value.id, key),
+      dispose: (value, key) => this.keysById.remove(value.id, key),
     })
     this.bus = new InvalidationBus(o.redis, o.log)
     // PGlite runs one statement at a time; Postgres works on the next batch while this one is read
@@ -245,15 +243,31 @@ export class LinkCache {
 
   /** A link by its domain (null = default) and alias, case-sensitive; a cached one at once, not through a promise. */
   byAlias(domainId: number | null, alias: string): ServeLink | Promise<ServeLink | null> {
-    const key = `${domainId ?? 0}|${alias}`
-    const hit = this.links.get(key)
+    const hit = this.peek(domainId, alias)
     if (hit) {
       this.hits++
-      if (this.aged(hit)) this.refresh(key, () => this.loadByAlias({ d: domainId ?? 0, alias }), key)
       return hit
     }
     this.misses++
+    const key = `${domainId ?? 0}|${alias}`
     return this.load(key, () => this.loadByAlias({ d: domainId ?? 0, alias }), key)
+  }
+
+  /**
+   * A cached link, or undefined: never a read, and not counted. The cached visit path
+   * (fast-path.ts) counts what it serves (countFastHit); what it leaves to Fastify is counted by byAlias.
+   */
+  peek(domainId: number | null, alias: string): ServeLink | undefined {
+    const key = `${domainId ?? 0}|${alias}`
+    const hit = this.links.get(key)
+    if (hit && this.aged(hit)) this.refresh(key, () => this.loadByAlias({ d: domainId ?? 0, alias }), key)
+    return hit
+  }
+
+  /** A visit the cached visit path answered from `peek`: a hit, and one Fastify never saw. */
+  countFastHit() {
+    this.hits++
+    this.fastHits++
   }
 
   /** A link by id (campaign rotator). */
@@ -280,9 +294,9 @@ export class LinkCache {
     return this.loading.size > 0 || this.loadingHosts.size > 0
   }
 
-  /** Lookups answered from memory and from the database since start, and links held now (/metrics). */
-  stats(): { hits: number; misses: number; size: number } {
-    return { hits: this.hits, misses: this.misses, size: this.links.size }
+  /** Lookups answered from memory and from the database since start, those of them answered before Fastify, and links held now (/metrics). */
+  stats(): { hits: number; misses: number; fast: number; size: number } {
+    return { hits: this.hits, misses: this.misses, fast: this.fastHits, size: this.links.size }
   }
 
   /** How long a cached link (or rotator) is fresh now: briefly while other instances' changes go unheard. */
@@ -318,21 +332,7 @@ export class LinkCache {
 
   private remember(key: string, link: ServeLink) {
     this.links.set(key, link)
-    const keys = this.keysById.get(link.id)
-    if (keys === undefined) this.keysById.set(link.id, key)
-    else if (typeof keys === 'string') {
-      if (keys !== key) this.keysById.set(link.id, [keys, key])
-    } else if (!keys.includes(key)) keys.push(key)
-  }
-
-  private forgetKey(linkId: number, key: string) {
-    const keys = this.keysById.get(linkId)
-    if (keys === key) this.keysById.delete(linkId)
-    else if (Array.isArray(keys)) {
-      const rest = keys.filter((k) => k !== key)
-      if (rest.length === 0) this.keysById.delete(linkId)
-      else this.keysById.set(linkId, rest.length === 1 ? rest[0] : rest)
-    }
+    this.keysById.add(link.id, key)
   }
 
   /**
@@ -361,7 +361,7 @@ export class LinkCache {
     this.rotations.clear()
     const keys = this.keysById.get(linkId)
     for (const key of typeof keys === 'string' ? [keys] : [...(keys ?? [])]) this.links.delete(key)
-    this.keysById.delete(linkId)
+    this.keysById.drop(linkId)
   }
 
   private dropDomain(domainId: number) {

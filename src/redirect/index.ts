@@ -15,6 +15,7 @@ import { MAX_REFERRER, visitorFromRequest, type Visitor } from '../visit/visitor
 import { findStatsLink, liveClicks, type ServeDomain, type ServeLink } from './loader.js'
 import { isActive, resolve, type Outcome, type VisitContext } from './resolve.js'
 import { claimCappedVisit } from './click-cap.js'
+import { recordVisit } from './record.js'
 import { directPolicy, redirectTo, ROTATOR_POLICY, sendDestination, type DirectPolicy } from './respond.js'
 import { visitContext } from './context.js'
 import { hasUnlock, setUnlock, type UnlockKind } from './unlock.js'
@@ -103,16 +104,8 @@ const redirect: FastifyPluginAsync = async (app) => {
   // shared by every link with the same status and lifetime
   const policyOf = (link: ServeLink) => directPolicy(link, config.redirect.status)
 
-  /** Off the response path: a synchronous push. HEAD is never counted; bots are bot hits. */
-  function record(req: FastifyRequest, link: ServeLink, visitor: Visitor, source: VisitOptions['source'], rotation?: number) {
-    if (req.method === 'HEAD') return
-    const human = !visitor.isBot
-    app.clicks.record({ linkId: link.id, userId: link.userId, source, visitor, rotation: human ? rotation : undefined })
-    if (human) {
-      cache.countClick(link.id)
-      if (rotation !== undefined) link.lastRotation = rotation
-    }
-  }
+  const record = (req: FastifyRequest, link: ServeLink, visitor: Visitor, source: VisitOptions['source'], rotation?: number) =>
+    recordVisit(app.clicks, cache, req.method, link, visitor, source, rotation)
 
   /**
    * Checks a posted password for a link or its statistics: throttled per IP and link before

@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify'
+import type { IncomingHttpHeaders } from 'node:http'
 import type { Device } from '../lib/targets.js'
 
 /**
@@ -38,8 +38,15 @@ const CRAWLER =
 const BOT =
   /bot\b|bot\/|bot[-_;)]|crawler|crawling|spider|slurp|archiver|mediapartners|adsbot|feedfetcher|google-read-aloud|google-inspectiontool|googleother|bingpreview|baiduspider|exabot|ia_archiver|semrush|ahrefs|mj12|dotbot|petalbot|bytespider|gptbot|claudebot|ccbot|perplexity|headlesschrome-monitor|pingdom|uptimerobot|statuscake|site24x7|newrelicpinger|datadog synthetic|lighthouse|chrome-lighthouse|pagespeed|prerender|phantomjs|scrapy|httrack|wget\//i
 
+/** What a visitor is read from: a Fastify request, or the raw one of the cached visit path (redirect/fast-path.ts). */
+export interface VisitRequest {
+  headers: IncomingHttpHeaders
+  /** the client's address as TRUST_PROXY says to read it */
+  ip: string | undefined
+}
+
 /** Caps a header value; arrays (repeated headers) use the first. */
-function header(req: FastifyRequest, name: string, max: number): string {
+function header(req: VisitRequest, name: string, max: number): string {
   const v = req.headers[name]
   const s = Array.isArray(v) ? v[0] ?? '' : v ?? ''
   return s.length > max ? s.slice(0, max) : s
@@ -127,7 +134,7 @@ function agentInfo(ua: string): AgentInfo {
  * The visitor of this request. `req.ip` already honours X-Forwarded-For only when TRUST_PROXY is set
  * (Fastify `trustProxy`), so a spoofed header cannot move a visitor to another country.
  */
-export function visitorFromRequest(req: FastifyRequest): Visitor {
+export function visitorFromRequest(req: VisitRequest): Visitor {
   const userAgent = header(req, 'user-agent', MAX_UA)
   const acceptLanguage = header(req, 'accept-language', MAX_ACCEPT_LANGUAGE)
   const agent = agentInfo(userAgent)

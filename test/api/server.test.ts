@@ -4,11 +4,11 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { Writable } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../src/app.js'
 import { createUser } from '../../src/resources/admin/users.js'
 import { testConfig, testDatabase } from '../helpers/app.js'
+import { lineSink } from '../helpers/log-lines.js'
 
 const ROOT = resolve(import.meta.dirname, '../..')
 
@@ -28,12 +28,7 @@ describe('health, logs and failures (in process)', () => {
       await close()
     }
     drop = database.drop
-    const logStream = new Writable({
-      write(chunk, _enc, done) {
-        lines.push(...String(chunk).split('\n').filter(Boolean))
-        done()
-      },
-    })
+    const logStream = lineSink(lines)
     app = await buildApp(testConfig({ LOG_LEVEL: 'info' }), { db: database.handle, logStream })
     await app.ready()
     key = (await createUser(app.db, app.keys, { email: 'logged@example.com', username: 'logged', password: 'hunter22' })).apiKey

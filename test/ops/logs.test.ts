@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { Writable } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
 import { sql } from 'drizzle-orm'
 import { buildApp } from '../../src/app.js'
 import { createUser } from '../../src/resources/admin/users.js'
 import { safeUrl } from '../../src/http/logging.js'
 import { testConfig, testDatabase } from '../helpers/app.js'
+import { lineSink } from '../helpers/log-lines.js'
 
 const VISITOR = '203.0.113.77' // sent in X-Forwarded-For through a trusted proxy
 const PEER = '198.51.100.23' // the socket's address
@@ -16,12 +16,7 @@ const WRONG_KEY = 'WrongKey_Zq8ryx1LkP0nMvB7cX3dFhJ'
 async function loggedApp(env: Record<string, string> = {}) {
   const database = await testDatabase()
   const lines: string[] = []
-  const logStream = new Writable({
-    write(chunk, _enc, done) {
-      lines.push(...String(chunk).split('\n').filter(Boolean))
-      done()
-    },
-  })
+  const logStream = lineSink(lines)
   const app = await buildApp(testConfig({ LOG_LEVEL: 'info', TRUST_PROXY: 'true', ...env }), { db: database.handle, logStream })
   await app.ready()
   return { app, lines, close: async () => (await app.close(), await database.drop()) }

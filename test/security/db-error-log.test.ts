@@ -1,10 +1,10 @@
-import { Writable } from 'node:stream'
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../src/app.js'
 import { createUser } from '../../src/resources/admin/users.js'
 import { testConfig, testDatabase } from '../helpers/app.js'
+import { lineSink } from '../helpers/log-lines.js'
 
 /*
  * Issue 13 item 8: a failing write logged its whole statement with every parameter (URLs,
@@ -25,12 +25,7 @@ describe('a write that fails', () => {
   beforeAll(async () => {
     const database = await testDatabase()
     drop = database.drop
-    const logStream = new Writable({
-      write(chunk, _enc, done) {
-        lines.push(...String(chunk).split('\n').filter(Boolean))
-        done()
-      },
-    })
+    const logStream = lineSink(lines)
     app = await buildApp(testConfig({ LOG_LEVEL: 'info' }), { db: database.handle, logStream })
     await app.ready()
     key = (await createUser(app.db, app.keys, { email: 'dberr@example.com', username: 'dberr', password: 'pw-dberr', admin: true })).apiKey

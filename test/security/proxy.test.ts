@@ -1,8 +1,8 @@
-import { Writable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../../src/app.js'
 import { loadConfig } from '../../src/config.js'
 import { testApp, testConfig, testDatabase, type TestApp, type TestUser } from '../helpers/app.js'
+import { lineSink } from '../helpers/log-lines.js'
 
 /*
  * Issue 13 item 4: with TRUST_PROXY=true a client chose its own address by sending X-Forwarded-For,
@@ -88,12 +88,7 @@ describe('TRUST_PROXY configuration', () => {
     for (const [value, warned] of [['true', 1], ['1', 0]] as const) {
       const database = await testDatabase()
       const lines: string[] = []
-      const logStream = new Writable({
-        write(chunk, _enc, done) {
-          lines.push(...String(chunk).split('\n').filter(Boolean))
-          done()
-        },
-      })
+      const logStream = lineSink(lines)
       const app = await buildApp(testConfig({ TRUST_PROXY: value, LOG_LEVEL: 'warn' }), { db: database.handle, logStream })
       await app.close()
       await database.drop()

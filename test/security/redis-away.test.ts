@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createServer } from 'node:net'
-import { Writable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../src/app.js'
@@ -10,6 +9,7 @@ import { createUser } from '../../src/resources/admin/users.js'
 import { testApp, testConfig, testDatabase, type TestApp, type TestUser } from '../helpers/app.js'
 import { addLink } from '../helpers/fixtures.js'
 import { expectPage, expectRedirect } from '../helpers/visits.js'
+import { lineSink } from '../helpers/log-lines.js'
 
 /*
  * Issue 13 item 6: Redis away. "Down" is a REDIS_URL on a port nobody listens on; the reconnect
@@ -58,12 +58,7 @@ describe('Redis unreachable (a closed port)', () => {
   beforeAll(async () => {
     const database = await testDatabase()
     drop = database.drop
-    const logStream = new Writable({
-      write(chunk, _enc, done) {
-        lines.push(...String(chunk).split('\n').filter(Boolean))
-        done()
-      },
-    })
+    const logStream = lineSink(lines)
     const env = { REDIS_URL: `redis://127.0.0.1:${await freePort()}`, LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '3' }
     app = await buildApp(testConfig(env), { db: database.handle, logStream })
     await app.ready()
