@@ -11,7 +11,7 @@ import type { Keys } from './lib/crypto.js'
 import { deploymentKeys } from './accounts/deployment-secret.js'
 import { errorHandler, frameworkErrorHandler, notFoundHandler } from './http/errors.js'
 import { clientErrorHandler } from './http/client-errors.js'
-import { AccessLog, REDACT_PATHS, requestSerializer } from './http/logging.js'
+import { AccessLog, logsVisits, REDACT_PATHS, requestSerializer } from './http/logging.js'
 import { listErrorAsNumber, withoutErrorKey } from './http/compat.js'
 import { validatorCompiler } from './http/zod.js'
 import { BODY_LIMIT, registerBodyParsers } from './http/body.js'
@@ -156,7 +156,7 @@ export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promis
     },
     routerOptions: { maxParamLength: 2048 },
     frameworkErrors: frameworkErrorHandler,
-    logController: new AccessLog(config.logLevel === 'debug' || config.logLevel === 'trace'),
+    logController: new AccessLog(logsVisits(config.logLevel)),
     clientErrorHandler,
     childLoggerFactory: (logger, bindings, opts) => (opts.level ? logger.child(bindings, opts) : (new LazyChildLogger(logger as RootLogger, bindings) as unknown as FastifyBaseLogger)),
   })

@@ -56,6 +56,9 @@ export const REDACT_PATHS = [
 /** The management side: the API (v1 included), the dashboard and signing in. */
 const MANAGEMENT = /^\/(?:api|dashboard|login|logout|sso)(?:[/?]|$)/
 
+/** Whether visits get their access lines at this LOG_LEVEL: at `debug` and `trace` every request does. */
+export const logsVisits = (level: string) => level === 'debug' || level === 'trace'
+
 /**
  * Fastify's two access lines per request ("incoming request", "request completed"), at `info` for
  * the people who manage Kurz and at `debug` for its visitors: short links and their pages, QR

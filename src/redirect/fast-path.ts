@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import type { ClickRecorder } from '../clicks/recorder.js'
 import { isApiPath } from '../http/errors.js'
+import { logsVisits } from '../http/logging.js'
 import { clientAddress, clientHost, type TrustProxy } from '../http/trust.js'
 import { visitorFromRequest } from '../visit/visitor.js'
 import type { LinkCache } from './cache.js'
@@ -91,7 +92,8 @@ export function routedPaths(app: FastifyInstance): Set<string> {
  * LOG_LEVEL=debug, where every request gets its access lines.
  */
 export function serveCachedVisits(app: FastifyInstance, o: FastPathOptions): void {
-  if (app.config.logLevel === 'debug' || app.config.logLevel === 'trace') return
+  // Fastify writes a visit's access lines: it must see every visit
+  if (logsVisits(app.config.logLevel)) return
   const visit = cachedVisit(o)
   let closing = false
   app.addHook('preClose', (done) => {
