@@ -405,6 +405,11 @@ describe.skipIf(!hasChromium)('dashboard in Chromium: usability fixes', () => {
     const plan = page.locator('dt', { hasText: /^Plan$/ }).locator('xpath=following-sibling::dd[1]')
     await expect.poll(() => plan.textContent()).toBe('Pro')
     const adminPage = await open(s.admin)
+    // the plan names arrive after the users: a row never shows a plan's number in place of its name
+    await adminPage.route('**/api/plans', async (route) => {
+      await new Promise((r) => setTimeout(r, 400))
+      await route.continue()
+    })
     await adminPage.goto(s.origin + '/dashboard/admin/users')
     const row = adminPage.getByRole('row').filter({ hasText: 'fix.user' })
     await row.waitFor()

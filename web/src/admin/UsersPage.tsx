@@ -45,6 +45,8 @@ export function UsersPage() {
   const act = useAction()
   const confirm = useConfirm()
   const planName = (id: number | null) => plans.data?.data.find((p) => p.id === id)?.name ?? `#${id}`
+  // rows wait for the plan names (or their failure), so a plan's number never shows in place of its name
+  const rows = plans.loading && !plans.data ? undefined : users.data
 
   if (!me.admin) return <AdminsOnly />
 
@@ -76,9 +78,9 @@ export function UsersPage() {
         <button type="submit">Search</button>
       </form>
       <ErrorNote message={users.error ?? act.error} onRetry={users.error ? users.reload : undefined} />
-      {users.loading && !users.data && <Loading />}
-      {users.data?.data.length === 0 && <EmptyState title="No users match">Try another search or filter.</EmptyState>}
-      {users.data && users.data.data.length > 0 && (
+      {!rows && !users.error && <Loading />}
+      {rows?.data.length === 0 && <EmptyState title="No users match">Try another search or filter.</EmptyState>}
+      {rows && rows.data.length > 0 && (
         <div className="table-wrap">
           <table>
             <caption className="offscreen">Users</caption>
@@ -91,7 +93,7 @@ export function UsersPage() {
               </tr>
             </thead>
             <tbody>
-              {users.data.data.map((u) => (
+              {rows.data.map((u) => (
                 <tr key={u.id}>
                   <td className="wrap-anywhere">
                     <strong>{u.username}</strong> {u.admin && <Badge>admin</Badge>}
@@ -123,7 +125,7 @@ export function UsersPage() {
           </table>
         </div>
       )}
-      {users.data && <UsersPager page={query.page} shown={users.data.data.length} onPage={(p) => set({ page: p })} />}
+      {rows && <UsersPager page={query.page} shown={rows.data.length} onPage={(p) => set({ page: p })} />}
       <Modal title="New user" open={creating} onClose={() => setCreating(false)}>
         {creating && <UserForm plans={plans.data?.data ?? []} onDone={() => (setCreating(false), users.reload())} />}
       </Modal>
