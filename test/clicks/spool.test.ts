@@ -118,6 +118,36 @@ describe('click spool', () => {
     return row
   }
 
+  it('writes each line as JSON.stringify would, whatever the visitor sent, and reads every string back unchanged', () => {
+    const dir = tempDir()
+    const spool = new ClickSpool(dir)
+    const odd = ['', 'plain', 'say "hi"', 'a "quoted" \\ path', 'tab\there', 'line\nbreak', '\u0000\u001f', 'Käfer 🐞', 'lone \ud800 half', '\udfff', '</script>']
+    const sent = odd.map((s, i) => {
+      const hit = hitOf(1 + i, i)
+      hit.visitor = { ...hit.visitor, userAgent: s, referrer: odd[odd.length - 1 - i], language: i % 2 ? s : null, isBot: i === 3 }
+      // around a million boundary of the sequence, and times that repeat and change
+      spool.advance(1_900_000_000_999_998)
+      return { hit, at: 1_788_000_000_000 + (i >> 1), seq: spool.append({ ...hit, at: 1_788_000_000_000 + (i >> 1), human: i !== 3, rotation: i === 5 ? 2 : undefined }) }
+    })
+    spool.write()
+    const [file] = spoolFiles(dir)
+    const lines = readFileSync(join(dir, 'spool', file), 'utf8').split('\n').filter(Boolean)
+    expect(lines).toEqual(
+      sent.map(({ hit, at, seq }, i) => {
+        const v = hit.visitor
+        return JSON.stringify([seq, at, hit.linkId, 0, userId, 0, i === 5 ? 2 : -1, v.ip, v.userAgent, v.referrer, v.language ?? '', v.isBot ? 1 : 0])
+      }),
+    )
+    expect(sent.map((s) => s.seq)).toContain(1_900_000_001_000_000)
+    spool.close()
+    const again = new ClickSpool(dir)
+    const { hits } = again.replay(100)
+    again.close()
+    expect(hits.map((h) => [h.seq, h.at, h.visitor.userAgent, h.visitor.referrer, h.visitor.language, h.visitor.isBot])).toEqual(
+      sent.map(({ hit, at, seq }) => [seq, at, hit.visitor.userAgent, hit.visitor.referrer, hit.visitor.language || null, hit.visitor.isBot]),
+    )
+  })
+
   it('replays at most what memory holds and reads the rest back from disk in order, over several segments and a torn line', () => {
     const dir = tempDir()
     const first = new ClickSpool(dir)
