@@ -38,7 +38,7 @@ function batch(linkIds: number[], userId: number, visitors: number): BufferedHit
   return Array.from({ length: SIZE }, (_, i) => {
     const n = serial++
     const h: BufferedHit = { linkId: linkIds[n % linkIds.length], userId, source: 'link', visitor: visitor(n % visitors), at: now - (i % 60) * 1000, human: true }
-    h.enriched = enrich(KEY, h.visitor, new Date(h.at))
+    h.enriched = enrich(KEY, h.visitor, h.at)
     return h
   })
 }

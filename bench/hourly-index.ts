@@ -38,7 +38,7 @@ function coldBatch(): BufferedHit[] {
     const n = next++
     const visitor = { ip: `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`, userAgent: UA, referrer: '', acceptLanguage: 'en', language: 'en', device: null, isBot: false, isCrawler: false }
     const hit: BufferedHit = { linkId: linkIds[n], userId, source: 'link', visitor, at: now, human: true }
-    hit.enriched = enrich(KEY, visitor, new Date(now))
+    hit.enriched = enrich(KEY, visitor, now)
     return hit
   })
 }

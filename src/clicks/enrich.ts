@@ -82,9 +82,22 @@ export interface EnrichedClick {
 // count rollups per distinct visitor instead of per click.
 const enrichCache = new LRUCache<string, EnrichedClick>({ max: 10_000 })
 
-/** Everything a click row needs, computed at flush time, off the response path. */
-export function enrich(visitorKey: Buffer, visitor: Visitor, at: Date): EnrichedClick {
-  const day = toDay(at)
+const DAY_MS = 86_400_000
+let lastDayNumber = Number.NaN
+let lastDay = ''
+/** The UTC day of an epoch-ms time: formatted once a day, not once a click. */
+function dayOf(at: number): string {
+  const n = Math.floor(at / DAY_MS)
+  if (n !== lastDayNumber) {
+    lastDayNumber = n
+    lastDay = toDay(new Date(at))
+  }
+  return lastDay
+}
+
+/** Everything a click row needs, computed at flush time, off the response path; `at` in epoch ms. */
+export function enrich(visitorKey: Buffer, visitor: Visitor, at: number): EnrichedClick {
+  const day = dayOf(at)
   const key = `${day}\n${visitor.ip}\n${visitor.isBot ? 1 : 0}\n${visitor.language ?? ''}\n${visitor.referrer}\n${visitor.userAgent}`
   const hit = enrichCache.get(key)
   if (hit) return hit

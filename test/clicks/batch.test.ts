@@ -227,7 +227,7 @@ describe('click batches and deletes', () => {
     const hits = (id: number) => ['2026-04-02T09:00:00Z', '2026-04-02T09:40:00Z', '2026-04-02T12:00:00Z'].map((at) => hit(id, owner.user.id, v, at))
     expect(await writeClickBatch(t.app.db, KEY, hits(viaArrays))).toBe(3)
     const old = hits(viaJson)
-    for (const h of old) h.enriched = enrich(KEY, h.visitor, new Date(h.at))
+    for (const h of old) h.enriched = enrich(KEY, h.visitor, h.at)
     const a = batchArgs(old, undefined)
     const rows = old.map((h, n) => ({ l: viaJson, s: 'link', t: h.at, e: 0, g: 0, n }))
     const [r] = (await t.app.db.execute<{ r: unknown }>(sql`select write_click_batch(${a.batch}::jsonb, ${JSON.stringify(rows)}::json, ${a.enriched}::json) as r`)).rows
@@ -252,7 +252,7 @@ describe('click batches and deletes', () => {
       // the batch's transaction stays open, as a hook's would, while the delete arrives
       await batchSession.query('begin')
       const h = hit(id, owner.user.id, visitor('198.51.100.7'), new Date().toISOString())
-      h.enriched = enrich(KEY, h.visitor, new Date(h.at))
+      h.enriched = enrich(KEY, h.visitor, h.at)
       const a = batchArgs([h], undefined)
       const [r] = (
         await batchSession.query('select write_click_batch($1::jsonb, $2::integer[], $3::integer[], $4::text[], $5::bigint[], $6::integer[], $7::integer[], $8::integer[], $9::json) as r', [
