@@ -43,12 +43,11 @@ export interface BatchArgs extends ClickColumns {
   enriched: string
 }
 
-/** `{1,NULL,3}`: ids and counts need no quoting, and sources are plain words. */
-const literal = (values: readonly (number | string | undefined)[]) => {
-  let s = '{'
-  for (let i = 0; i < values.length; i++) s += (i ? ',' : '') + (values[i] ?? 'NULL')
-  return `${s}}`
-}
+/**
+ * `{1,NULL,3}`: ids and counts need no quoting, and sources are plain words. Joined in one go: a
+ * value at a time, a batch of 2,000 made some 28,000 intermediate strings.
+ */
+const literal = (values: readonly (number | string)[]) => `{${values.join(',')}}`
 
 interface QuotaGroup {
   i: number
@@ -65,7 +64,7 @@ export function batchArgs(hits: readonly BufferedHit[], spool: SpoolPart | undef
   const index = new Map<EnrichedClick, number>()
   const enriched: Record<string, unknown>[] = []
   const n = hits.length
-  const cols = { link: new Array<number | undefined>(n), qr: new Array<number | undefined>(n), source: new Array<string>(n), at: new Array<number>(n), enrichment: new Array<number>(n), quota: new Array<number>(n), place: new Array<number>(n) }
+  const cols = { link: new Array<number | 'NULL'>(n), qr: new Array<number | 'NULL'>(n), source: new Array<string>(n), at: new Array<number>(n), enrichment: new Array<number>(n), quota: new Array<number>(n), place: new Array<number>(n) }
   for (let k = 0; k < n; k++) {
     const h = hits[k]
     const e = h.enriched!
@@ -82,8 +81,8 @@ export function batchArgs(hits: readonly BufferedHit[], spool: SpoolPart | undef
     if (h.qrId !== undefined) qrs.add(h.qrId)
     // the last rotation position served in the batch is the link's (links.last_rotation)
     if (h.linkId !== undefined && h.rotation !== undefined) rotations.set(h.linkId, h.rotation)
-    cols.link[k] = h.linkId
-    cols.qr[k] = h.qrId
+    cols.link[k] = h.linkId ?? 'NULL'
+    cols.qr[k] = h.qrId ?? 'NULL'
     cols.source[k] = h.source
     cols.at[k] = h.at
     cols.enrichment[k] = i

@@ -2,6 +2,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, 
 import { join } from 'node:path'
 import { nanoid } from 'nanoid'
 import type { BufferedHit } from './hit.js'
+import { fromLine, seqOf, SpoolLines } from './spool-format.js'
 import { linesFrom } from './spool-lines.js'
 
 /**
@@ -19,7 +20,6 @@ import { linesFrom } from './spool-lines.js'
 
 /** records per segment before the next append starts a new file (a segment is deleted whole) */
 const SEGMENT_RECORDS = 20_000
-const SOURCES = ['link', 'rotator', 'qr'] as const
 
 interface Segment {
   file: string
@@ -84,71 +84,6 @@ function claim(dir: string, id: string): { name: string; release(): void } {
   throw new Error(`Every click spool slot in ${dir} is held by a running process.`)
 }
 
-type Line = [seq: number, at: number, linkId: number, qrId: number, userId: number, source: number, rotation: number, ip: string, ua: string, referrer: string, language: string, bot: 0 | 1]
-
-/** a string JSON writes as it is, between quotes: no quote, backslash, control character or surrogate */
-const VERBATIM = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/
-const quoted = (s: string) => (VERBATIM.test(s) ? `"${s}"` : JSON.stringify(s))
-
-/**
- * The visit's line, as JSON.stringify would write its `Line` (fromLine parses it back), built by
- * hand because it is on every visit's path: JSON.stringify of the array took 0.7–1.2 µs, this
- * about half of that. The two numbers that are not small integers are written from cached text:
- * the time repeats within a millisecond, and the sequence's millions change once a million visits.
- */
-let atNumber = -1
-let atText = ''
-let seqMillions = -1
-let seqMillionsText = ''
-function toLine(h: BufferedHit, seq: number): string {
-  const v = h.visitor
-  if (h.at !== atNumber) {
-    atNumber = h.at
-    atText = String(h.at)
-  }
-  const millions = Math.floor(seq / 1e6)
-  if (millions !== seqMillions) {
-    seqMillions = millions
-    seqMillionsText = millions === 0 ? '' : String(millions)
-  }
-  const low = String(seq - millions * 1e6)
-  const seqText = millions === 0 ? low : seqMillionsText + low.padStart(6, '0')
-  return `[${seqText},${atText},${h.linkId ?? 0},${h.qrId ?? 0},${h.userId},${SOURCES.indexOf(h.source)},${h.rotation ?? -1},${quoted(v.ip)},${quoted(v.userAgent)},${quoted(v.referrer)},${quoted(v.language ?? '')},${v.isBot ? 1 : 0}]\n`
-}
-
-/**
- * A line's sequence without parsing the rest (`[seq,...]`); null where the line cannot be a whole
- * record (torn by a crash). Lines a replay or a refill passes over are only looked at this far.
- */
-function seqOf(text: string): number | null {
-  if (text.charCodeAt(0) !== 0x5b || text.charCodeAt(text.length - 1) !== 0x5d) return null
-  const seq = Number(text.slice(1, text.indexOf(',')))
-  return Number.isSafeInteger(seq) ? seq : null
-}
-
-function fromLine(text: string): BufferedHit | null {
-  let l: Line
-  try {
-    l = JSON.parse(text) as Line
-  } catch {
-    return null // a line torn by the crash: its visit was never answered
-  }
-  if (!Array.isArray(l) || l.length !== 12 || !Number.isSafeInteger(l[0])) return null
-  const [seq, at, linkId, qrId, userId, source, rotation, ip, userAgent, referrer, language, bot] = l
-  const isBot = bot === 1
-  return {
-    seq,
-    at,
-    linkId: linkId || undefined,
-    qrId: qrId || undefined,
-    userId,
-    source: SOURCES[source] ?? 'link',
-    rotation: rotation >= 0 ? rotation : undefined,
-    visitor: { ip, userAgent, referrer, acceptLanguage: '', language: language || null, device: null, isBot, isCrawler: false },
-    human: !isBot && !!linkId,
-  }
-}
-
 export interface SpoolStats {
   /** records written since start */
   appended: number
@@ -168,7 +103,7 @@ export class ClickSpool {
   private current: (Segment & { fd: number }) | null = null
   private nextSeq = 1
   /** lines appended and not yet written, and how many */
-  private queued = ''
+  private readonly queued = new SpoolLines()
   private queuedRecords = 0
   private queuedFirst = 0
   private queuedLast = 0
@@ -250,7 +185,7 @@ export class ClickSpool {
    */
   append(hit: BufferedHit): number {
     const seq = this.nextSeq++
-    this.queued += toLine(hit, seq)
+    this.queued.add(hit, seq)
     if (this.queuedRecords++ === 0) this.queuedFirst = seq
     this.queuedLast = seq
     if (!this.writeQueued) {
@@ -280,8 +215,7 @@ export class ClickSpool {
    */
   write(): boolean {
     if (this.queuedRecords === 0) return true
-    const { queued, queuedRecords: records, queuedFirst: first, queuedLast: last } = this
-    this.queued = ''
+    const { queuedRecords: records, queuedFirst: first, queuedLast: last } = this
     this.queuedRecords = 0
     try {
       if (!this.current) {
@@ -289,19 +223,21 @@ export class ClickSpool {
         this.current = { file, first, last: first - 1, records: 0, fd: openSync(file, 'a') }
       }
       this.counters.writes++
-      const wrote = writeSync(this.current.fd, queued)
-      const bytes = Buffer.byteLength(queued)
+      const bytes = this.queued.length
+      const wrote = writeSync(this.current.fd, this.queued.bytes())
       if (wrote < bytes) {
         // the disk filled up mid-write: the torn last line must not run into the next write's first
         this.seal()
         throw new Error(`the disk took ${wrote} of ${bytes} bytes (full?)`)
       }
     } catch (err) {
+      this.queued.clear()
       this.counters.failed += records
       this.onRefused?.(err)
       this.onWritten?.(false)
       return false
     }
+    this.queued.clear()
     this.counters.appended += records
     this.current.last = last
     this.current.records += records

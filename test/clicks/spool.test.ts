@@ -121,7 +121,7 @@ describe('click spool', () => {
   it('writes each line as JSON.stringify would, whatever the visitor sent, and reads every string back unchanged', () => {
     const dir = tempDir()
     const spool = new ClickSpool(dir)
-    const odd = ['', 'plain', 'say "hi"', 'a "quoted" \\ path', 'tab\there', 'line\nbreak', '\u0000\u001f', 'Käfer 🐞', 'lone \ud800 half', '\udfff', '</script>']
+    const odd = ['', 'plain', 'say "hi"', 'a "quoted" \\ path', 'tab\there', 'line\nbreak', '\u0000\u001f', 'Käfer 🐞', 'lone \ud800 half', '\udfff', '</script>', `${'ü'.repeat(40_000)} longer than the line buffer`]
     const sent = odd.map((s, i) => {
       const hit = hitOf(1 + i, i)
       hit.visitor = { ...hit.visitor, userAgent: s, referrer: odd[odd.length - 1 - i], language: i % 2 ? s : null, isBot: i === 3 }
