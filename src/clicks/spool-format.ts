@@ -21,16 +21,11 @@ const QUOTE = 0x22
 /**
  * The lines of an event-loop turn, encoded straight into one buffer: the same bytes as
  * `JSON.stringify(line)`, without the strings a template or JSON.stringify makes on every visit
- * (about 1 KB of garbage a visit, half the visit path's allocation beyond a bare route's).
+ * (about 1 KB of garbage a visit, over a quarter of what the visit path allocates beyond a bare route).
  */
 export class SpoolLines {
   private buf = Buffer.allocUnsafe(INITIAL)
   private len = 0
-
-  /** bytes queued */
-  get length(): number {
-    return this.len
-  }
 
   /** the queued bytes (a view: valid until the next add or clear) */
   bytes(): Buffer {

@@ -223,21 +223,21 @@ export class ClickSpool {
         this.current = { file, first, last: first - 1, records: 0, fd: openSync(file, 'a') }
       }
       this.counters.writes++
-      const bytes = this.queued.length
-      const wrote = writeSync(this.current.fd, this.queued.bytes())
-      if (wrote < bytes) {
+      const out = this.queued.bytes()
+      const wrote = writeSync(this.current.fd, out)
+      if (wrote < out.length) {
         // the disk filled up mid-write: the torn last line must not run into the next write's first
         this.seal()
-        throw new Error(`the disk took ${wrote} of ${bytes} bytes (full?)`)
+        throw new Error(`the disk took ${wrote} of ${out.length} bytes (full?)`)
       }
     } catch (err) {
-      this.queued.clear()
       this.counters.failed += records
       this.onRefused?.(err)
       this.onWritten?.(false)
       return false
+    } finally {
+      this.queued.clear()
     }
-    this.queued.clear()
     this.counters.appended += records
     this.current.last = last
     this.current.records += records

@@ -122,11 +122,11 @@ describe('click spool', () => {
     const dir = tempDir()
     const spool = new ClickSpool(dir)
     const odd = ['', 'plain', 'say "hi"', 'a "quoted" \\ path', 'tab\there', 'line\nbreak', '\u0000\u001f', 'Käfer 🐞', 'lone \ud800 half', '\udfff', '</script>', `${'ü'.repeat(40_000)} longer than the line buffer`]
+    // sequences that carry over a run of nines, and times that repeat and change
+    spool.advance(1_900_000_000_999_998)
     const sent = odd.map((s, i) => {
       const hit = hitOf(1 + i, i)
       hit.visitor = { ...hit.visitor, userAgent: s, referrer: odd[odd.length - 1 - i], language: i % 2 ? s : null, isBot: i === 3 }
-      // around a million boundary of the sequence, and times that repeat and change
-      spool.advance(1_900_000_000_999_998)
       return { hit, at: 1_788_000_000_000 + (i >> 1), seq: spool.append({ ...hit, at: 1_788_000_000_000 + (i >> 1), human: i !== 3, rotation: i === 5 ? 2 : undefined }) }
     })
     spool.write()
