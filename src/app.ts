@@ -202,7 +202,7 @@ export async function buildApp(config: Config, deps: Partial<Deps> = {}): Promis
   app.decorate(
     'clicks',
     createClickRecorder({
-      db: handle.db,
+      db: handle.writer,
       visitorKey: app.keys.visitor,
       log: app.log,
       ping: () => handle.ping(),

@@ -24,6 +24,14 @@ export function affected(result: unknown): number {
 
 export interface DbHandle {
   db: Db
+  /**
+   * The click writer's database (clicks/recorder.ts): on Postgres its own connection, kept while
+   * idle, so every batch runs on a backend that has compiled and planned write_click_batch() (a
+   * fresh backend's first batch of 2,000 clicks cost ~60 ms of its CPU against ~10 ms, its next
+   * five re-planned it), and batches never wait for a pool slot behind API queries nor hold one
+   * from them. On PGlite, its one connection: `db`.
+   */
+  writer: Db
   kind: 'pg' | 'pglite'
   /** true once the database has answered a trivial query (for /readyz) */
   ping(): Promise<boolean>
@@ -103,8 +111,13 @@ export async function createDb(config: DbConfig): Promise<DbHandle> {
     // listener attached, which would crash the process; its query already rejects, so that is enough.
     pool.on('connect', (client) => client.on('error', () => {}))
     const db = drizzlePg(pool, { schema, casing: CASING })
+    // idleTimeoutMillis 0: never closed for idleness; one that fails is dropped and the next batch opens another
+    const writerPool = new pg.Pool({ connectionString: config.url, max: 1, idleTimeoutMillis: 0, connectionTimeoutMillis: 5_000 })
+    writerPool.on('error', () => {})
+    writerPool.on('connect', (client) => client.on('error', () => {}))
     return {
       db,
+      writer: drizzlePg(writerPool, { schema, casing: CASING }),
       kind: 'pg',
       ping: async () => {
         try {
@@ -115,7 +128,7 @@ export async function createDb(config: DbConfig): Promise<DbHandle> {
         }
       },
       close: async () => {
-        await pool.end()
+        await Promise.all([pool.end(), writerPool.end()])
       },
     }
   }
@@ -129,6 +142,7 @@ export async function createDb(config: DbConfig): Promise<DbHandle> {
   const db = drizzlePglite(client as never, { schema, casing: CASING }) as unknown as Db
   return {
     db,
+    writer: db,
     kind: 'pglite',
     lost: client.lost,
     ping: async () => {

@@ -264,7 +264,7 @@ describe('click recorder while the database is unreachable', () => {
             return Reflect.get(target, prop, receiver)
           },
         }) as DbHandle['db'])
-    handle = { ...real, db, ping: async () => (down ? false : real.ping()) }
+    handle = { ...real, db, writer: url ? real.writer : db, ping: async () => (down ? false : real.ping()) }
     const stream = new Writable({
       write(chunk, _enc, done) {
         logs.push(String(chunk))

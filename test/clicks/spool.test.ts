@@ -68,7 +68,7 @@ describe('click spool', () => {
         return Reflect.get(target, prop, receiver)
       },
     }) as DbHandle['db']
-    handle = { ...real, db, ping: async () => (down ? false : real.ping()) }
+    handle = { ...real, db, writer: db, ping: async () => (down ? false : real.ping()) }
     await runMigrations(real)
     await seedPlans(real.db)
     const [plan] = await real.db.select().from(plans).where(eq(plans.name, 'Pro'))
