@@ -104,7 +104,9 @@ function pgliteOf(db: Db): PgliteRemote | undefined {
 
 export async function createDb(config: DbConfig): Promise<DbHandle> {
   if (config.kind === 'pg') {
-    const pool = new pg.Pool({ connectionString: config.url, max: 10, connectionTimeoutMillis: 5_000 })
+    // min 2: past a quiet spell, a cache miss or an API read still finds a backend that has its
+    // catalogue and hot statements loaded (a new one is a connection start and their first parse)
+    const pool = new pg.Pool({ connectionString: config.url, max: 10, min: 2, connectionTimeoutMillis: 5_000 })
     // an idle client losing its server must not crash the process; queries report their own errors
     pool.on('error', () => {})
     // A checked-out client whose server goes away (restart, failover) emits 'error' with no pool
