@@ -102,21 +102,25 @@ function pgliteOf(db: Db): PgliteRemote | undefined {
   return client instanceof PgliteRemote ? client : undefined
 }
 
+/** A Postgres pool whose clients losing their server never crash the process. */
+function pgPool(url: string, o: Pick<pg.PoolConfig, 'max' | 'min' | 'idleTimeoutMillis'>): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, connectionTimeoutMillis: 5_000, ...o })
+  // an idle client losing its server must not crash the process; queries report their own errors
+  pool.on('error', () => {})
+  // A checked-out client whose server goes away (restart, failover) emits 'error' with no pool
+  // listener attached, which would crash the process; its query already rejects, so that is enough.
+  pool.on('connect', (client) => client.on('error', () => {}))
+  return pool
+}
+
 export async function createDb(config: DbConfig): Promise<DbHandle> {
   if (config.kind === 'pg') {
     // min 2: past a quiet spell, a cache miss or an API read still finds a backend that has its
     // catalogue and hot statements loaded (a new one is a connection start and their first parse)
-    const pool = new pg.Pool({ connectionString: config.url, max: 10, min: 2, connectionTimeoutMillis: 5_000 })
-    // an idle client losing its server must not crash the process; queries report their own errors
-    pool.on('error', () => {})
-    // A checked-out client whose server goes away (restart, failover) emits 'error' with no pool
-    // listener attached, which would crash the process; its query already rejects, so that is enough.
-    pool.on('connect', (client) => client.on('error', () => {}))
-    const db = drizzlePg(pool, { schema, casing: CASING })
+    const pool = pgPool(config.url, { max: 10, min: 2 })
     // idleTimeoutMillis 0: never closed for idleness; one that fails is dropped and the next batch opens another
-    const writerPool = new pg.Pool({ connectionString: config.url, max: 1, idleTimeoutMillis: 0, connectionTimeoutMillis: 5_000 })
-    writerPool.on('error', () => {})
-    writerPool.on('connect', (client) => client.on('error', () => {}))
+    const writerPool = pgPool(config.url, { max: 1, idleTimeoutMillis: 0 })
+    const db = drizzlePg(pool, { schema, casing: CASING })
     return {
       db,
       writer: drizzlePg(writerPool, { schema, casing: CASING }),

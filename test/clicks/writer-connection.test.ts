@@ -4,6 +4,7 @@ import { rowsOf } from '../../src/db/client.js'
 import { testApp, type TestApp } from '../helpers/app.js'
 import { insertLink } from '../helpers/fixtures.js'
 import { counters, expectRedirect, visit } from '../helpers/visits.js'
+import { eventually } from '../helpers/wait.js'
 
 const backendPid = async (t: TestApp) => rowsOf<{ pid: number }>(await t.handle.writer.execute(sql`select pg_backend_pid() as pid`))[0].pid
 
@@ -39,7 +40,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("the click writer's own Postgres
       )
     }
     try {
-      while (holding < 10) await new Promise((r) => setTimeout(r, 10))
+      await eventually(() => holding === 10, 'all ten shared connections held')
       const writerPid = await backendPid(t)
       // through the shared pool this flush would wait for a connection, then fail after 5 s
       await t.app.clicks.flush()
