@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { eq } from 'drizzle-orm'
 import { buildApp } from '../../src/app.js'
@@ -78,20 +78,28 @@ describe('rotator cache on one instance', () => {
   })
 
   it('rereads an aged rotator behind the visit that finds it so', async () => {
-    const cache = new LinkCache({ db: t.app.db, defaultHost: 'kurz.test', liveClicks: t.app.clicks.live, log: t.app.log, redis: null, freshMs: 100, ttlMs: 600_000 })
-    const cid = await campaign(pro, 'aging')
-    const rotation = await cache.rotations.get('aging')
-    expect(rotation).toEqual({ id: cid, linkIds: [] })
-    const id = await addLink(pro, { url: 'https://example.com/aging', custom: 'aging1', campaign: cid })
-    // fresh: memory answers without the new link
-    expect(cache.rotations.get('aging')).toEqual({ id: cid, linkIds: [] })
-    await new Promise((r) => setTimeout(r, 250))
-    // aged: still answered at once, read again behind it
-    expect(cache.rotations.get('aging')).toEqual({ id: cid, linkIds: [] })
-    await eventually(() => {
-      const r = cache.rotations.get('aging')
-      return !(r instanceof Promise) && r?.linkIds.includes(id) === true
-    }, 'the aged rotator was read again')
+    // the clock is held, so a slow machine cannot age the entry before the "fresh" step
+    vi.useFakeTimers({ toFake: ['Date'] })
+    try {
+      const cache = new LinkCache({ db: t.app.db, defaultHost: 'kurz.test', liveClicks: t.app.clicks.live, log: t.app.log, redis: null, freshMs: 100, ttlMs: 600_000 })
+      const cid = await campaign(pro, 'aging')
+      const rotation = await cache.rotations.get('aging')
+      expect(rotation).toEqual({ id: cid, linkIds: [] })
+      const id = await addLink(pro, { url: 'https://example.com/aging', custom: 'aging1', campaign: cid })
+      // fresh: memory answers without the new link, and reads nothing
+      expect(cache.rotations.get('aging')).toEqual({ id: cid, linkIds: [] })
+      await new Promise((r) => setTimeout(r, 50))
+      expect(cache.rotations.get('aging')).toEqual({ id: cid, linkIds: [] })
+      vi.setSystemTime(Date.now() + 250)
+      // aged: still answered at once, read again behind it
+      expect(cache.rotations.get('aging')).toEqual({ id: cid, linkIds: [] })
+      await eventually(() => {
+        const r = cache.rotations.get('aging')
+        return !(r instanceof Promise) && r?.linkIds.includes(id) === true
+      }, 'the aged rotator was read again')
+    } finally {
+      vi.useRealTimers()
+    }
   })
 })
 
