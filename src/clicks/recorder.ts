@@ -116,7 +116,9 @@ export class ClickRecorder {
   record(hit: Hit): void {
     if (hit.linkId === undefined && hit.qrId === undefined) return
     const human = !hit.visitor.isBot && hit.linkId !== undefined
-    const buffered: BufferedHit = { linkId: hit.linkId, qrId: hit.qrId, userId: hit.userId, source: hit.source, visitor: hit.visitor, rotation: hit.rotation, at: Date.now(), human }
+    // every field in the literal: one that is added later (seq here, enriched by the batch) gives each
+    // buffered hit a second object for its properties, kept as long as the hit
+    const buffered: BufferedHit = { linkId: hit.linkId, qrId: hit.qrId, userId: hit.userId, source: hit.source, visitor: hit.visitor, rotation: hit.rotation, at: Date.now(), human, seq: undefined, enriched: undefined }
     const spool = this.opts.spool
     if (spool && !this.closed) {
       buffered.seq = spool.append(buffered)

@@ -90,14 +90,25 @@ export class SpoolLines {
       this.byte(0x2d)
       n = -n
     }
-    let digits = 1
-    for (let x = n; x >= 10; x = Math.floor(x / 10)) digits++
-    let at = this.len + digits
+    if (n < 0x80000000) return this.digits(n, 0)
+    // an epoch millisecond or a sequence: in two parts that each fit the 32-bit arithmetic of `digits`
+    const high = Math.floor(n / 1e9)
+    this.digits(high, 0)
+    this.digits(n - high * 1e9, 9)
+  }
+
+  /** the digits of `n` (below 2^31), at least `width` of them (leading zeros) */
+  private digits(n: number, width: number) {
+    let count = 1
+    for (let x = n; x >= 10; x = (x / 10) | 0) count++
+    if (count < width) count = width
+    let at = this.len + count
     this.len = at
-    do {
-      this.buf[--at] = 0x30 + (n % 10)
-      n = Math.floor(n / 10)
-    } while (n > 0)
+    for (let i = 0; i < count; i++) {
+      const q = (n / 10) | 0
+      this.buf[--at] = 0x30 + n - q * 10
+      n = q
+    }
   }
 
   /** text already escaped for JSON, between quotes */

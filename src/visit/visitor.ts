@@ -91,6 +91,7 @@ export function platformOf(device: Device | null): 'ios' | 'android' | null {
 
 /** IPv4-mapped IPv6 ("::ffff:1.2.3.4") → "1.2.3.4", so hashes and geo agree for both forms. */
 export function normaliseIp(ip: string): string {
+  if (ip.charCodeAt(0) !== 0x3a) return ip // no leading ':' (every visit over IPv4): no match to try
   const m = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(ip)
   return m ? m[1] : ip
 }
