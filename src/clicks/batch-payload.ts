@@ -59,10 +59,14 @@ interface QuotaGroup {
 export function batchArgs(hits: readonly BufferedHit[], spool: SpoolPart | undefined): BatchArgs {
   const links = new Set<number>()
   const qrs = new Set<number>()
-  const quota = new Map<string, QuotaGroup>()
+  // quota groups by owner, then month: found without a string made per click
+  const quota = new Map<number, Map<string, QuotaGroup>>()
+  const groups: QuotaGroup[] = []
   const rotations = new Map<number, number>()
   const index = new Map<EnrichedClick, number>()
   const enriched: Record<string, unknown>[] = []
+  /** each enrichment's month, by its index */
+  const months: string[] = []
   const n = hits.length
   const cols = { link: new Array<number | 'NULL'>(n), qr: new Array<number | 'NULL'>(n), source: new Array<string>(n), at: new Array<number>(n), enrichment: new Array<number>(n), quota: new Array<number>(n), place: new Array<number>(n) }
   for (let k = 0; k < n; k++) {
@@ -72,11 +76,16 @@ export function batchArgs(hits: readonly BufferedHit[], spool: SpoolPart | undef
     if (i === undefined) {
       index.set(e, (i = enriched.length))
       enriched.push({ i, day: e.day, country: e.country, referrer: e.referrer, social: e.social, browser: e.browser, os: e.os, device: e.device, language: e.language, bot: e.bot, hash: e.visitorHash })
+      months.push(e.day.slice(0, 7))
     }
-    const month = e.day.slice(0, 7)
-    const key = `${h.userId}|${month}`
-    let g = quota.get(key)
-    if (!g) quota.set(key, (g = { i: quota.size, user_id: h.userId, month, count: 0 }))
+    const month = months[i]
+    let owner = quota.get(h.userId)
+    if (!owner) quota.set(h.userId, (owner = new Map()))
+    let g = owner.get(month)
+    if (!g) {
+      owner.set(month, (g = { i: groups.length, user_id: h.userId, month, count: 0 }))
+      groups.push(g)
+    }
     if (h.linkId !== undefined) links.add(h.linkId)
     if (h.qrId !== undefined) qrs.add(h.qrId)
     // the last rotation position served in the batch is the link's (links.last_rotation)
@@ -89,7 +98,7 @@ export function batchArgs(hits: readonly BufferedHit[], spool: SpoolPart | undef
     cols.quota[k] = g.i
     cols.place[k] = g.count++
   }
-  const batch = { spool, links: [...links], qrs: [...qrs], quota: [...quota.values()], rotations: [...rotations].map(([id, r]) => ({ id, r })) }
+  const batch = { spool, links: [...links], qrs: [...qrs], quota: groups, rotations: [...rotations].map(([id, r]) => ({ id, r })) }
   return {
     batch: JSON.stringify(batch),
     link: literal(cols.link),

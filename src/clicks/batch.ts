@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm'
 import { type Db, type Tx, rowsOf } from '../db/client.js'
 import { batchArgs, type SpoolPart } from './batch-payload.js'
-import { enrich } from './enrich.js'
+import { enrichBatch } from './enrich.js'
 import type { BufferedHit } from './hit.js'
 
 /**
@@ -43,7 +43,7 @@ interface Excluded {
 
 /** Writes a batch atomically; returns how many hits were stored (others: deleted subjects or already committed). */
 export async function writeClickBatch(db: Db, visitorKey: Buffer, batch: BufferedHit[], hook?: BatchHook, spool?: SpoolMark): Promise<number> {
-  for (const h of batch) h.enriched ??= enrich(visitorKey, h.visitor, h.at)
+  enrichBatch(visitorKey, batch)
   const mark = spool && spoolPart(spool, batch)
   if (!hook?.active()) return (await writeLive(db, batch, mark)).length
   const { written, after } = await db.transaction(async (tx) => {

@@ -163,21 +163,23 @@ export function destination(
     }
   }
   // the most specific target first: an Ubuntu visitor takes a `Ubuntu` target over a `Linux` one
+  // a search only where there is a list: its callback is an object made on every visit
+  const devices = link.targets.device
   const device =
-    (ctx.ubuntu && link.targets.device.find((t) => t.match.toLowerCase() === 'ubuntu')) ||
-    link.targets.device.find((t) => deviceMatches(t.match, ctx.device))
+    devices.length > 0 &&
+    ((ctx.ubuntu && devices.find((t) => t.match.toLowerCase() === 'ubuntu')) || devices.find((t) => deviceMatches(t.match, ctx.device)))
   if (device) {
     if (trace) note(trace, { kind: 'device', key: device.match }, `The visitor's device matches the ${device.match} target.`)
     return { url: device.url }
   }
-  if (ctx.country) {
+  if (ctx.country && link.targets.geo.length > 0) {
     const geo = link.targets.geo.find((t) => t.match.toUpperCase() === ctx.country)
     if (geo) {
       if (trace) note(trace, { kind: 'geo', key: ctx.country }, `The visitor's country ${ctx.country} matches a geo target.`)
       return { url: geo.url }
     }
   }
-  if (ctx.language) {
+  if (ctx.language && link.targets.language.length > 0) {
     const lang = link.targets.language.find((t) => t.match.toLowerCase().split(/[-_]/)[0] === ctx.language)
     if (lang) {
       if (trace) note(trace, { kind: 'language', key: ctx.language }, `The visitor's language ${ctx.language} matches a language target.`)
