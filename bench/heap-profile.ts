@@ -5,14 +5,15 @@
  * prints bytes allocated per request by allocation site (with its two callers) and by file or
  * package. Objects that young-generation collections free are counted too: allocation is what sets
  * how often a scavenge runs, and what a buffered hit keeps alive is what each scavenge copies.
- * `bare` measures the bare Fastify route the same way; the difference is what Kurz adds.
+ * `bare` measures the bare Fastify route the same way; the difference is what Kurz adds. The main
+ * thread only: on PGlite, the database's worker thread has a heap of its own.
  */
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { burst, fmt, log, sleep } from './lib.js'
-import { backends, build, drained, kurzEnv, pinLoadGenerator, start, startKurz, stop, stopKurz, type Server } from './servers.js'
-import { CACHED_ALIAS, createCachedLink } from './redirect.js'
+import { drained, pinLoadGenerator, start, startKurz, stop, type Server } from './servers.js'
+import { CACHED_ALIAS, backendWithCachedLink } from './redirect.js'
 
 const REDIRECTS = Number(process.env.HEAP_REDIRECTS ?? 100_000)
 const TOP = Number(process.env.PROFILE_TOP ?? 30)
@@ -84,15 +85,8 @@ async function main() {
       const s = await start('bare-heap', [...SAMPLER, '--import', 'tsx', 'bench/bare.ts'], { HEAP_PROFILE_OUT: out })
       return await sample(s, out, false)
     }
-    await build()
-    const b = (await backends(cleanup)).find((x) => x.label === want)
-    if (!b) throw new Error(`no ${want} backend here`)
-    await startKurz(b)
-    await createCachedLink(b)
-    await stopKurz(b)
-    const env: Record<string, string> = { DATA_DIR: b.dataDir, HEAP_PROFILE_OUT: out }
-    if (b.pgUrl) env.DATABASE_URL = b.pgUrl
-    await sample(await start(`kurz-${want.toLowerCase()}-heap`, [...SAMPLER, 'dist/src/server.js'], kurzEnv(env)), out, true)
+    const b = await backendWithCachedLink(want, cleanup)
+    await sample(await startKurz(b, SAMPLER, { HEAP_PROFILE_OUT: out }), out, true)
   } finally {
     for (const f of cleanup.reverse()) await f()
   }

@@ -18,8 +18,8 @@ import { join } from 'node:path'
 import { burst, cannon, fmt, log } from './lib.js'
 import { createOptions } from './links.js'
 import { seedLinks } from './seed.js'
-import { backends, build, drained, kurzEnv, pinLoadGenerator, start, startKurz, stop, stopKurz, type Server } from './servers.js'
-import { CACHED_ALIAS, createCachedLink } from './redirect.js'
+import { drained, pinLoadGenerator, start, startKurz, stop, type Server } from './servers.js'
+import { CACHED_ALIAS, backendWithCachedLink } from './redirect.js'
 
 const REDIRECTS = Number(process.env.PROFILE_REDIRECTS ?? 200_000)
 const TOP = Number(process.env.PROFILE_TOP ?? 30)
@@ -116,17 +116,10 @@ async function main() {
   try {
     log(pinLoadGenerator())
     if (want === 'bare') return await profileBare()
-    await build()
-    const b = (await backends(cleanup)).find((x) => x.label === want)
-    if (!b) throw new Error(`no ${want} backend here`)
-    await startKurz(b)
-    await createCachedLink(b)
-    await stopKurz(b)
+    const b = await backendWithCachedLink(want, cleanup)
     if (MISSES || SPREAD) await seedLinks(b, 'miss-', SPREAD ? WARM_UP : WARM_UP + REDIRECTS)
     const dir = mkdtempSync(join(tmpdir(), 'kurz-prof-'))
-    const env: Record<string, string> = { DATA_DIR: b.dataDir }
-    if (b.pgUrl) env.DATABASE_URL = b.pgUrl
-    const s = await start(`kurz-${want.toLowerCase()}-profiled`, ['--cpu-prof', '--cpu-prof-dir', dir, 'dist/src/server.js'], kurzEnv(env))
+    const s = await startKurz(b, ['--cpu-prof', '--cpu-prof-dir', dir])
     if (CREATES) await profileCreates(s)
     else await profileVisits(s)
     await stop(s)

@@ -5,13 +5,24 @@
  */
 import { SIZES, api, burst, fmt, log, median, type Row } from './lib.js'
 import { BackendSampler, coreShares, coreTimes, treeCpu } from './proc.js'
-import { drained, scrapeMetrics, start, stop, type Backend, type Server } from './servers.js'
+import { backends, build, drained, scrapeMetrics, start, startKurz, stop, stopKurz, type Backend, type Server } from './servers.js'
 
 export const CACHED_ALIAS = 'bench1'
 const RATIO_TARGET = { PGlite: 0.5, Postgres: 0.75 }
 
 export async function createCachedLink(b: Backend): Promise<void> {
   await api(b.server!.url, 'POST', '/api/url/add', { url: 'https://example.com/landing', custom: CACHED_ALIAS })
+}
+
+/** The build, then the named backend holding the cached link, its server stopped: where the profilers start. */
+export async function backendWithCachedLink(label: string, cleanup: (() => unknown)[]): Promise<Backend> {
+  await build()
+  const b = (await backends(cleanup)).find((x) => x.label === label)
+  if (!b) throw new Error(`no ${label} backend here`)
+  await startKurz(b)
+  await createCachedLink(b)
+  await stopKurz(b)
+  return b
 }
 
 interface Measured {

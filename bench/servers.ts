@@ -112,10 +112,11 @@ export function kurzEnv(extra: Record<string, string>): Record<string, string> {
 }
 
 /** Kurz as `npm start` runs it (the compiled build, no TypeScript loader) on a backend's data. */
-export async function startKurz(b: Backend): Promise<Server> {
-  const env: Record<string, string> = { DATA_DIR: b.dataDir }
+/** Kurz on the backend's data; `flags` go to node (a profiler's), `extra` to the environment. */
+export async function startKurz(b: Backend, flags: string[] = [], extra: Record<string, string> = {}): Promise<Server> {
+  const env: Record<string, string> = { DATA_DIR: b.dataDir, ...extra }
   if (b.pgUrl) env.DATABASE_URL = b.pgUrl
-  b.server = await start(`kurz-${b.label.toLowerCase()}`, ['dist/src/server.js'], kurzEnv(env))
+  b.server = await start(`kurz-${b.label.toLowerCase()}${flags.length ? '-profiled' : ''}`, [...flags, 'dist/src/server.js'], kurzEnv(env))
   return b.server
 }
 
