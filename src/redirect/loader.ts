@@ -298,6 +298,7 @@ export function toServeLink(row: LoadedLink, clicksBase: number): ServeLink {
     redirectStatus: row.redirectStatus,
     cacheTtl: row.cacheTtl,
     answer: undefined,
+    plainUrl: undefined,
     loadedAt: Date.now(),
     broken: row.healthState === 'broken',
     fallback: row.fallback,
