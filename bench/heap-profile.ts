@@ -11,7 +11,7 @@
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { burst, fmt, log, sleep } from './lib.js'
+import { burst, fmt, frameSource, log, sleep } from './lib.js'
 import { drained, pinLoadGenerator, start, startKurz, stop, type Server } from './servers.js'
 import { CACHED_ALIAS, backendWithCachedLink } from './redirect.js'
 
@@ -26,24 +26,17 @@ interface Node {
   children: Node[]
 }
 
-const frame = (n: Node) => {
-  const f = n.callFrame
-  const where = f.url.replace(/^file:\/\//, '').replace(process.cwd() + '/', '') || '(native)'
-  return { where, name: `${f.functionName || '(anonymous)'} ${where}:${f.lineNumber + 1}` }
-}
-
 /** Bytes per request by allocation site (the function and its two callers) and by file or package. */
 function summarise(file: string, requests: number) {
   const sites = new Map<string, number>()
   const groups = new Map<string, number>()
   let total = 0
   const walk = (n: Node, callers: string[]) => {
-    const { where, name } = frame(n)
+    const { name, group } = frameSource(n.callFrame)
     if (n.selfSize > 0) {
       total += n.selfSize
       const site = [name, ...callers.slice(0, 2)].join(' < ')
       sites.set(site, (sites.get(site) ?? 0) + n.selfSize)
-      const group = where.includes('node_modules/') ? where.replace(/.*node_modules\/((?:@[^/]+\/)?[^/]+).*/, 'npm:$1') : where
       groups.set(group, (groups.get(group) ?? 0) + n.selfSize)
     }
     for (const c of n.children) walk(c, [name, ...callers])

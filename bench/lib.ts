@@ -70,6 +70,15 @@ export function quantile(xs: number[], q: number): number {
 
 export const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : 'n/a')
 
+/** A V8 profile's call frame as the profilers print it: `function file:line`, and its file or npm package. */
+export function frameSource(f: { functionName: string; url: string; lineNumber: number }): { name: string; group: string } {
+  const where = f.url.replace(/^file:\/\//, '').replace(process.cwd() + '/', '') || '(native)'
+  return {
+    name: `${f.functionName || '(anonymous)'} ${where}:${f.lineNumber + 1}`,
+    group: where.includes('node_modules/') ? where.replace(/.*node_modules\/((?:@[^/]+\/)?[^/]+).*/, 'npm:$1') : where,
+  }
+}
+
 /** Starts autocannon; `done` settles with its result, `instance.stop()` ends it early. */
 export function cannonRun(opts: autocannon.Options): { instance: autocannon.Instance; done: Promise<autocannon.Result> } {
   let instance!: autocannon.Instance

@@ -15,7 +15,7 @@
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { burst, cannon, fmt, log } from './lib.js'
+import { burst, cannon, fmt, frameSource, log } from './lib.js'
 import { createOptions } from './links.js'
 import { seedLinks } from './seed.js'
 import { drained, pinLoadGenerator, start, startKurz, stop, type Server } from './servers.js'
@@ -62,10 +62,8 @@ function summarise(dir: string, requests: number) {
       if (f.functionName === '(idle)' || f.functionName === '(program)') continue
       const us = prof.timeDeltas[i] ?? 0
       busy += us
-      const where = f.url.replace(/^file:\/\//, '').replace(process.cwd() + '/', '') || '(native)'
-      const name = `${f.functionName || '(anonymous)'} ${where}:${f.lineNumber + 1}`
+      const { name, group } = frameSource(f)
       fn.set(name, (fn.get(name) ?? 0) + us)
-      const group = where.includes('node_modules/') ? where.replace(/.*node_modules\/((?:@[^/]+\/)?[^/]+).*/, 'npm:$1') : where
       groups.set(group, (groups.get(group) ?? 0) + us)
     }
     const top = (m: Map<string, number>) =>

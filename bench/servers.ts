@@ -111,8 +111,10 @@ export function kurzEnv(extra: Record<string, string>): Record<string, string> {
   }
 }
 
-/** Kurz as `npm start` runs it (the compiled build, no TypeScript loader) on a backend's data. */
-/** Kurz on the backend's data; `flags` go to node (a profiler's), `extra` to the environment. */
+/**
+ * Kurz as `npm start` runs it (the compiled build, no TypeScript loader) on a backend's data;
+ * `flags` go to node (a profiler's), `extra` to the environment.
+ */
 export async function startKurz(b: Backend, flags: string[] = [], extra: Record<string, string> = {}): Promise<Server> {
   const env: Record<string, string> = { DATA_DIR: b.dataDir, ...extra }
   if (b.pgUrl) env.DATABASE_URL = b.pgUrl
